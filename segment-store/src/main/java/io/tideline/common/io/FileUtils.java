@@ -1,0 +1,71 @@
+package io.tideline.common.io;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+
+/** File-system steps whose order matters for durability. */
+public final class FileUtils {
+    private FileUtils() {
+    }
+
+    /**
+     * Renames atomically where the file system allows it, then fsyncs the parent directory so that
+     * the rename itself survives a power loss (a renamed file whose directory entry is lost would
+     * reappear under its old name after a crash).
+     */
+    public static void atomicMoveWithFallback(Path source, Path target) throws IOException {
+        try {
+            Files.move(source, target, StandardCopyOption.ATOMIC_MOVE);
+        } catch (AtomicMoveNotSupportedException e) {
+            Files.move(source, target, StandardCopyOption.REPLACE_EXISTING);
+        }
+        fsyncDirectory(target.toAbsolutePath().getParent());
+    }
+
+    /** Flushes a directory's entries (file creations, renames, deletions) to disk. */
+    public static void fsyncDirectory(Path dir) throws IOException {
+        if (dir == null) {
+            return;
+        }
+        try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
+            channel.force(true);
+        } catch (IOException e) {
+            // Some file systems refuse to open directories for reading; nothing more can be done there.
+            if (Files.isDirectory(dir)) {
+                return;
+            }
+            throw e;
+        }
+    }
+
+    /** Writes {@code content} to {@code target} via a tmp file, fsync and atomic rename. */
+    public static void writeAtomically(Path target, byte[] content) throws IOException {
+        Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
+        try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            java.nio.ByteBuffer buffer = java.nio.ByteBuffer.wrap(content);
+            while (buffer.hasRemaining()) {
+                channel.write(buffer);
+            }
+            channel.force(true);
+        }
+        atomicMoveWithFallback(tmp, target);
+    }
+
+    /** Deletes a directory tree; missing paths are fine. */
+    public static void deleteRecursively(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (var paths = Files.walk(root)) {
+            for (Path p : (Iterable<Path>) paths.sorted(java.util.Comparator.reverseOrder())::iterator) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}
