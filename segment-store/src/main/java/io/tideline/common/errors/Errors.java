@@ -30,6 +30,7 @@ public enum Errors {
     LOG_DIR_NOT_FOUND(57, false, "The log directory does not exist."),
     UNKNOWN_LEADER_EPOCH(74, true, "The leader epoch in the request is newer than the epoch on the broker."),
     FENCED_LEADER_EPOCH(75, true, "The leader epoch in the request is older than the epoch on the broker."),
+    UNSUPPORTED_COMPRESSION_TYPE(76, false, "The batch uses a compression codec this server does not decode."),
     INVALID_RECORD(87, false, "A record failed validation on the broker."),
     NO_REASSIGNMENT_IN_PROGRESS(85, false, "No partition reassignment is in progress."),
     INVALID_UPDATE_VERSION(95, false, "The partition epoch in the request does not match the current one.");

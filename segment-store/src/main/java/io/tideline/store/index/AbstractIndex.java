@@ -1,0 +1,308 @@
+package io.tideline.store.index;
+
+import io.tideline.common.io.FileUtils;
+import io.tideline.common.io.MappedBuffers;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.io.UncheckedIOException;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A sparse, memory-mapped index of fixed-size entries sorted by offset. The file of the active
+ * segment is preallocated to {@code maxIndexSize} (so appends never grow the file) and trimmed to its
+ * entries when the segment is closed, which is what Kafka's tools expect to find.
+ *
+ * <p>Thread-safety: every access to the mapping happens under one lock, so that a reader's lookup can
+ * never touch a mapping that {@link #close()} has already unmapped (which would crash the JVM, not
+ * just throw). Mappings are unmapped explicitly because a mapping left to the garbage collector keeps
+ * the disk blocks of a deleted index file allocated.
+ */
+public abstract class AbstractIndex implements AutoCloseable {
+    private final ReentrantLock lock = new ReentrantLock();
+    private final long baseOffset;
+    private final int maxIndexSize;
+    private volatile Path file;
+    private MappedByteBuffer mmap;
+    private int maxEntries;
+    private int entries;
+    private boolean closed;
+    private boolean invalidTail;
+
+    protected AbstractIndex(Path file, long baseOffset, int maxIndexSize, boolean writable) throws IOException {
+        this.file = file;
+        this.baseOffset = baseOffset;
+        this.maxIndexSize = maxIndexSize;
+        boolean newlyCreated = !Files.exists(file);
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+            long originalLength = raf.length();
+            if (newlyCreated || (writable && raf.length() < roundDown(maxIndexSize))) {
+                // New, or a trimmed index reopened as the active segment's: preallocate so appends fit.
+                raf.setLength(roundDown(Math.max(maxIndexSize, raf.length())));
+            }
+            long length = raf.length();
+            int candidates = newlyCreated ? 0 : (int) (Math.min(originalLength, Integer.MAX_VALUE) / entrySize());
+            mmap = raf.getChannel().map(FileChannel.MapMode.READ_WRITE, 0, roundDown(length));
+            maxEntries = mmap.limit() / entrySize();
+            entries = Math.min(candidates, maxEntries);
+            // Entries past the valid prefix were never written (the zeros of a preallocated file after
+            // an unclean stop) or are damaged; callers decide, via invalidTail(), whether to rebuild.
+            int valid = validPrefix(entries);
+            invalidTail = valid < candidates;
+            entries = valid;
+            mmap.position(entries * entrySize());
+        }
+    }
+
+    /**
+     * True when the file held entries past its valid, increasing prefix. A cleanly closed index is
+     * trimmed to its entries, so for it this means damage and a rebuild from the log; after an unclean
+     * stop it is the expected zero tail of a preallocated file (and that segment is recovered anyway).
+     */
+    public boolean invalidTail() {
+        return invalidTail;
+    }
+
+    protected abstract int entrySize();
+
+    /** Number of leading entries (of {@code candidates}) that are in strictly valid order. */
+    protected abstract int validPrefix(int candidates);
+
+    public long baseOffset() {
+        return baseOffset;
+    }
+
+    public Path file() {
+        return file;
+    }
+
+    public int maxIndexSize() {
+        return maxIndexSize;
+    }
+
+    public int entries() {
+        lock.lock();
+        try {
+            return entries;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public int maxEntries() {
+        lock.lock();
+        try {
+            return maxEntries;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public boolean isFull() {
+        lock.lock();
+        try {
+            return entries >= maxEntries;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Bytes the entries occupy (not the preallocated length). */
+    public int sizeInBytes() {
+        return entries() * entrySize();
+    }
+
+    protected final void withLock(Runnable action) {
+        lock.lock();
+        try {
+            ensureOpen();
+            action.run();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    protected final <T> T withLock(java.util.function.Supplier<T> action) {
+        lock.lock();
+        try {
+            ensureOpen();
+            return action.get();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("index " + file + " is closed");
+        }
+    }
+
+    /** The mapping; only call under {@link #withLock}. */
+    protected final MappedByteBuffer mmap() {
+        return mmap;
+    }
+
+    protected final int entriesUnlocked() {
+        return entries;
+    }
+
+    protected final void setEntriesUnlocked(int n) {
+        entries = n;
+        mmap.position(n * entrySize());
+    }
+
+    /** Largest slot whose key is <= target, -1 if none; {@code keyAt} reads slot n's key. */
+    protected final int largestLowerBound(long target, java.util.function.IntToLongFunction keyAt) {
+        int n = entries;
+        if (n == 0 || keyAt.applyAsLong(0) > target) {
+            return -1;
+        }
+        int lo = 0;
+        int hi = n - 1;
+        while (lo < hi) {
+            int mid = (lo + hi + 1) >>> 1;
+            if (keyAt.applyAsLong(mid) <= target) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return lo;
+    }
+
+    /** Shrinks the file to its entries; done when the segment stops being active and on close. */
+    public void trimToValidSize() throws IOException {
+        resize(entries() * entrySize());
+    }
+
+    /** Grows or shrinks the file (and mapping); entries beyond the new size are dropped. */
+    public void resize(int newSize) throws IOException {
+        lock.lock();
+        try {
+            ensureOpen();
+            int rounded = roundDown(newSize);
+            if (rounded == mmap.limit()) {
+                return;
+            }
+            int position = mmap.position();
+            mmap.force();
+            MappedBuffers.unmap(mmap);
+            try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+                raf.setLength(rounded);
+                mmap = raf.getChannel().map(FileChannel.MapMode.READ_WRITE, 0, rounded);
+            }
+            maxEntries = rounded / entrySize();
+            entries = Math.min(entries, maxEntries);
+            mmap.position(Math.min(position, entries * entrySize()));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public void flush() {
+        lock.lock();
+        try {
+            if (!closed) {
+                mmap.force();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Renames the file; the mapping stays valid (it refers to the inode, not the name). */
+    public void renameTo(Path target) throws IOException {
+        lock.lock();
+        try {
+            if (Files.exists(file)) {
+                FileUtils.atomicMoveWithFallback(file, target);
+            }
+            file = target;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Removes every entry (for a rebuild). */
+    public void reset() {
+        withLock(() -> setEntriesUnlocked(0));
+    }
+
+    /** Unmaps the file; trims it first if it is still writable, so a clean stop leaves exact files. */
+    @Override
+    public void close() {
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            if (Files.exists(file)) {
+                try {
+                    int size = entries * entrySize();
+                    mmap.force();
+                    MappedBuffers.unmap(mmap);
+                    try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+                        raf.setLength(size);
+                    }
+                } catch (IOException e) {
+                    throw new UncheckedIOException("closing index " + file, e);
+                }
+            } else {
+                MappedBuffers.unmap(mmap);
+            }
+            closed = true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Unmaps without trimming or flushing, as a crash would leave the file. */
+    public void abandon() {
+        lock.lock();
+        try {
+            if (!closed) {
+                MappedBuffers.unmap(mmap);
+                closed = true;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Unmaps without trimming, then deletes the file. */
+    public void closeAndDelete() throws IOException {
+        lock.lock();
+        try {
+            if (!closed) {
+                MappedBuffers.unmap(mmap);
+                closed = true;
+            }
+            Files.deleteIfExists(file);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private int roundDown(long size) {
+        long limited = Math.min(size, Integer.MAX_VALUE);
+        return (int) (limited - limited % entrySize());
+    }
+
+    protected final int relativeOffset(long offset) {
+        long relative = offset - baseOffset;
+        if (relative < 0 || relative > Integer.MAX_VALUE) {
+            throw new IndexOffsetOverflowException("offset " + offset + " does not fit in an index with base " + baseOffset);
+        }
+        return (int) relative;
+    }
+
+    public static final class IndexOffsetOverflowException extends RuntimeException {
+        public IndexOffsetOverflowException(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,681 @@
+package io.tideline.store.log;
+
+import io.tideline.common.TopicPartition;
+import io.tideline.common.errors.Errors;
+import io.tideline.common.errors.OffsetOutOfRangeException;
+import io.tideline.common.errors.TidelineException;
+import io.tideline.common.time.Time;
+import io.tideline.store.config.LogConfig;
+import io.tideline.store.record.MemoryRecords;
+import io.tideline.store.retention.DeletionReason;
+import io.tideline.store.retention.RetentionRules;
+import io.tideline.store.retention.SegmentDeleter;
+import io.tideline.store.segment.FileBatch;
+import io.tideline.store.segment.LogFileNames;
+import io.tideline.store.segment.LogSegment;
+import io.tideline.store.segment.LogSegment.RollParams;
+import io.tideline.store.segment.LogSegment.RollReason;
+import io.tideline.store.segment.LogSegment.TimestampAndOffset;
+import io.tideline.store.segment.RecordsSlice;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.ConcurrentNavigableMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One partition's log on one replica: an ordered map of segments, the last of which is active.
+ *
+ * <p>Offsets: {@code logStartOffset <= highWatermark <= logEndOffset}. The start offset only moves
+ * forward (retention, DeleteRecords, a leader's start offset); nothing at or above the high watermark
+ * is ever deleted. Reads outside [logStartOffset, logEndOffset] are OFFSET_OUT_OF_RANGE even when the
+ * bytes are still on disk.
+ *
+ * <p>Thread-safety: a single writer at a time (appends, roll, deletion, truncation, config changes
+ * take {@link #lock}); reads take no lock and never block appends. They see a consistent view because
+ * segments are published in a concurrent map and offsets in volatile fields, each updated only after
+ * the data they describe is in place.
+ */
+public final class Log implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Log.class);
+
+    private final Path dir;
+    private final TopicPartition topicPartition;
+    private final Time time;
+    private final Random random;
+    private final SegmentDeleter deleter;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final ConcurrentNavigableMap<Long, LogSegment> segments = new ConcurrentSkipListMap<>();
+    private final int recoveredSegmentsOnLoad;
+
+    private volatile LogConfig config;
+    private volatile long logStartOffset;
+    private volatile long logEndOffset;
+    private volatile long highWatermark;
+    private volatile long recoveryPoint;
+    /** True until a replication layer takes the high watermark over: a lone replica's HW is its end. */
+    private volatile boolean highWatermarkFollowsLogEnd = true;
+    private volatile boolean closed;
+
+    private Log(Path dir, TopicPartition topicPartition, LogConfig config, Time time, Random random,
+                SegmentDeleter deleter, LogLoader.LoadedLog loaded, long highWatermarkCheckpoint) {
+        this.dir = dir;
+        this.topicPartition = topicPartition;
+        this.config = config;
+        this.time = time;
+        this.random = random;
+        this.deleter = deleter;
+        this.segments.putAll(loaded.segments());
+        this.logStartOffset = loaded.logStartOffset();
+        this.logEndOffset = loaded.logEndOffset();
+        this.recoveryPoint = loaded.recoveryPoint();
+        this.recoveredSegmentsOnLoad = loaded.recoveredSegments();
+        this.highWatermark = clampHighWatermark(highWatermarkCheckpoint < 0 ? logEndOffset : highWatermarkCheckpoint);
+    }
+
+    /**
+     * Opens (or creates) the log in {@code dir}, named {@code <topic>-<partition>}.
+     *
+     * @param logStartOffsetCheckpoint the start offset last checkpointed, 0 if none
+     * @param recoveryPointCheckpoint  offsets below it were flushed before the stop; 0 if unknown
+     * @param highWatermarkCheckpoint  the last checkpointed high watermark, or -1 to use the log end
+     * @param hadCleanShutdown         the log dir's clean-shutdown marker was present: skip recovery
+     */
+    public static Log open(Path dir, LogConfig config, Time time, Random random, SegmentDeleter deleter,
+                           long logStartOffsetCheckpoint, long recoveryPointCheckpoint, long highWatermarkCheckpoint,
+                           boolean hadCleanShutdown) throws IOException {
+        TopicPartition tp = TopicPartition.fromDirectoryName(dir.getFileName().toString());
+        LogLoader.LoadedLog loaded = LogLoader.load(dir, config, time, random, logStartOffsetCheckpoint,
+                recoveryPointCheckpoint, hadCleanShutdown);
+        Log opened = new Log(dir, tp, config, time, random, deleter, loaded, highWatermarkCheckpoint);
+        log.info("Loaded {}: {} segments, start offset {}, end offset {}, high watermark {}{}", tp,
+                opened.numberOfSegments(), opened.logStartOffset, opened.logEndOffset, opened.highWatermark,
+                loaded.recoveredSegments() > 0 ? ", recovered " + loaded.recoveredSegments() + " segments (truncated "
+                        + loaded.truncatedBytes() + " bytes)" : "");
+        return opened;
+    }
+
+    // ---------------------------------------------------------------- accessors
+
+    public TopicPartition topicPartition() {
+        return topicPartition;
+    }
+
+    public Path dir() {
+        return dir;
+    }
+
+    public LogConfig config() {
+        return config;
+    }
+
+    public long logStartOffset() {
+        return logStartOffset;
+    }
+
+    public long logEndOffset() {
+        return logEndOffset;
+    }
+
+    public long highWatermark() {
+        return highWatermark;
+    }
+
+    public long recoveryPoint() {
+        return recoveryPoint;
+    }
+
+    public int numberOfSegments() {
+        return segments.size();
+    }
+
+    public int recoveredSegmentsOnLoad() {
+        return recoveredSegmentsOnLoad;
+    }
+
+    /** Bytes of all segments' {@code .log} files, the figure retention.bytes is compared with. */
+    public long size() {
+        long size = 0;
+        for (LogSegment segment : segments.values()) {
+            size += segment.size();
+        }
+        return size;
+    }
+
+    /** A snapshot of the segments in offset order (the last is the active one). */
+    public List<LogSegment> segments() {
+        return new ArrayList<>(segments.values());
+    }
+
+    public LogSegment activeSegment() {
+        return segments.lastEntry().getValue();
+    }
+
+    public void updateConfig(LogConfig newConfig) {
+        lock.lock();
+        try {
+            this.config = newConfig;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------- appends
+
+    /**
+     * Leader append: validates every batch, assigns offsets from the log end, stamps
+     * {@code leaderEpoch} and the max timestamp. All or nothing: a bad batch fails the whole call
+     * with CORRUPT_MESSAGE, INVALID_RECORD or RECORD_TOO_LARGE and nothing is written.
+     */
+    public LogAppendInfo appendAsLeader(MemoryRecords records, int leaderEpoch) {
+        lock.lock();
+        try {
+            ensureOpen();
+            LogAppendInfo info = LogValidator.validateAndAssignOffsets(records, logEndOffset, leaderEpoch, config,
+                    time.milliseconds(), logStartOffset);
+            append(records, info);
+            return info;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Follower append: keeps the leader's offsets and epochs. The first batch must start at the log end
+     * (no gap, no overlap), except that an empty log accepts a batch that contains its end offset.
+     */
+    public LogAppendInfo appendAsFollower(MemoryRecords records) {
+        lock.lock();
+        try {
+            ensureOpen();
+            boolean empty = size() == 0;
+            LogAppendInfo info = LogValidator.validateFollowerBatches(records, logEndOffset, empty, config, logStartOffset);
+            if (empty && info.firstOffset() < logEndOffset) {
+                // The leader's start offset lies inside this batch: re-base the empty log at the batch.
+                replaceEmptyActiveSegment(info.firstOffset());
+            }
+            append(records, info);
+            return info;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void append(MemoryRecords records, LogAppendInfo info) {
+        try {
+            LogSegment segment = maybeRoll(records.sizeInBytes(), info);
+            segment.append(records);
+            logEndOffset = info.lastOffset() + 1;
+            if (highWatermarkFollowsLogEnd) {
+                highWatermark = logEndOffset;
+            }
+        } catch (IOException e) {
+            throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Append to " + topicPartition + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    private LogSegment maybeRoll(int messagesSize, LogAppendInfo info) throws IOException {
+        LogSegment active = activeSegment();
+        LogConfig cfg = config;
+        RollReason reason = active.shouldRoll(new RollParams(cfg.segmentBytes(), cfg.segmentMs(), info.maxTimestamp(),
+                info.lastOffset(), messagesSize, time.milliseconds()));
+        if (reason == RollReason.NONE) {
+            return active;
+        }
+        log.debug("Rolling {} at offset {}: {}", topicPartition, info.firstOffset(), reason);
+        return roll(info.firstOffset());
+    }
+
+    /** Closes the active segment and starts a new one at {@code newBaseOffset} (the next offset). */
+    public LogSegment roll(long newBaseOffset) {
+        lock.lock();
+        try {
+            ensureOpen();
+            LogSegment active = activeSegment();
+            if (active.size() == 0) {
+                if (active.baseOffset() == newBaseOffset) {
+                    return active;
+                }
+                return replaceEmptyActiveSegment(newBaseOffset);
+            }
+            if (newBaseOffset < logEndOffset) {
+                throw new IllegalArgumentException("cannot roll " + topicPartition + " at " + newBaseOffset
+                        + ", below its end offset " + logEndOffset);
+            }
+            active.onBecomeInactiveSegment(); // fsyncs the closed segment
+            LogSegment fresh = newSegment(newBaseOffset);
+            segments.put(newBaseOffset, fresh);
+            // Everything below the new segment is on disk now; recovery after a crash starts here.
+            recoveryPoint = Math.max(recoveryPoint, newBaseOffset);
+            return fresh;
+        } catch (IOException e) {
+            throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Roll of " + topicPartition + " failed", e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private LogSegment replaceEmptyActiveSegment(long newBaseOffset) {
+        try {
+            LogSegment active = activeSegment();
+            segments.remove(active.baseOffset());
+            active.closeAndDeleteFiles();
+            LogSegment fresh = newSegment(newBaseOffset);
+            segments.put(newBaseOffset, fresh);
+            return fresh;
+        } catch (IOException e) {
+            throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Replacing the empty segment of " + topicPartition + " failed", e);
+        }
+    }
+
+    private LogSegment newSegment(long baseOffset) throws IOException {
+        LogConfig cfg = config;
+        return LogSegment.open(dir, baseOffset, cfg.segmentIndexBytes(), cfg.indexIntervalBytes(),
+                LogLoader.jitter(cfg, random), true, time);
+    }
+
+    // ---------------------------------------------------------------- reads
+
+    /**
+     * Reads whole batches from the one holding {@code startOffset}, up to {@code maxBytes} (at least
+     * one batch when {@code minOneMessage}) and never at or past {@code maxOffsetExclusive} (the high
+     * watermark for consumers, the log end for followers).
+     *
+     * @throws OffsetOutOfRangeException when startOffset is below the log start offset or above the
+     *                                   log end offset; it carries both bounds
+     */
+    public FetchDataInfo read(long startOffset, int maxBytes, long maxOffsetExclusive, boolean minOneMessage) {
+        for (int attempt = 0; ; attempt++) {
+            long start = logStartOffset;
+            long end = logEndOffset;
+            long hw = highWatermark;
+            if (startOffset < start || startOffset > end) {
+                throw new OffsetOutOfRangeException("Read from " + topicPartition, startOffset, start, end);
+            }
+            long bound = Math.min(maxOffsetExclusive, end);
+            if (startOffset >= bound || maxBytes < 0) {
+                return new FetchDataInfo(startOffset, RecordsSlice.empty(), start, hw, end);
+            }
+            try {
+                RecordsSlice slice = readFromSegments(startOffset, maxBytes, bound, minOneMessage);
+                return new FetchDataInfo(startOffset, slice, start, hw, end);
+            } catch (IllegalStateException | TidelineException e) {
+                // The segment was deleted and closed between lookup and read: the start offset moved,
+                // so the next attempt answers out of range (or reads the surviving segment).
+                if (attempt >= 2 || (e instanceof TidelineException te && te.error() != Errors.KAFKA_STORAGE_ERROR)) {
+                    throw e;
+                }
+            } catch (IOException e) {
+                throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Read from " + topicPartition + " failed", e);
+            }
+        }
+    }
+
+    private RecordsSlice readFromSegments(long startOffset, int maxBytes, long bound, boolean minOneMessage) throws IOException {
+        Map.Entry<Long, LogSegment> entry = segments.floorEntry(startOffset);
+        if (entry == null) {
+            entry = segments.firstEntry();
+        }
+        while (entry != null && entry.getKey() < bound) {
+            LogSegment segment = entry.getValue();
+            Map.Entry<Long, LogSegment> next = segments.higherEntry(entry.getKey());
+            int maxPosition = maxPositionFor(segment, next == null ? Long.MAX_VALUE : next.getKey(), bound);
+            RecordsSlice slice = segment.read(Math.max(startOffset, segment.baseOffset()), maxBytes, maxPosition, minOneMessage);
+            if (slice != null) {
+                return slice;
+            }
+            entry = next;
+        }
+        return RecordsSlice.empty();
+    }
+
+    /** Byte position in {@code segment} where data at or past {@code bound} begins. */
+    private static int maxPositionFor(LogSegment segment, long nextSegmentBase, long bound) throws IOException {
+        int size = segment.size();
+        if (bound >= nextSegmentBase) {
+            return size;
+        }
+        FileBatch boundBatch = segment.translateOffset(bound);
+        return boundBatch == null ? size : Math.min(size, boundBatch.position());
+    }
+
+    /**
+     * The first record with timestamp >= {@code timestamp} at or above the log start offset and below
+     * the high watermark (what ListOffsets by time answers), or empty if there is none.
+     */
+    public Optional<TimestampAndOffset> fetchOffsetByTimestamp(long timestamp) {
+        long start = logStartOffset;
+        long hw = highWatermark;
+        for (LogSegment segment : segments.values()) {
+            if (segment.maxTimestampSoFar() < timestamp && segment != activeSegment()) {
+                continue;
+            }
+            try {
+                Optional<TimestampAndOffset> found = segment.findOffsetByTimestamp(timestamp, start);
+                if (found.isPresent()) {
+                    return found.get().offset() < hw ? found : Optional.empty();
+                }
+            } catch (IOException e) {
+                throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Lookup by time in " + topicPartition + " failed", e);
+            }
+        }
+        return Optional.empty();
+    }
+
+    // ---------------------------------------------------------------- high watermark
+
+    /**
+     * Sets the high watermark (replication layer), clamped to [logStartOffset, logEndOffset]; from now
+     * on it no longer follows the log end by itself.
+     */
+    public long updateHighWatermark(long newHighWatermark) {
+        lock.lock();
+        try {
+            highWatermarkFollowsLogEnd = false;
+            highWatermark = clampHighWatermark(newHighWatermark);
+            return highWatermark;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** For a log without replication: the high watermark is the log end (the default). */
+    public void followLogEndWithHighWatermark() {
+        lock.lock();
+        try {
+            highWatermarkFollowsLogEnd = true;
+            highWatermark = logEndOffset;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private long clampHighWatermark(long value) {
+        return Math.max(logStartOffset, Math.min(value, logEndOffset));
+    }
+
+    // ---------------------------------------------------------------- DeleteRecords and start offset
+
+    /**
+     * DeleteRecords on this log, as the table in seed 002:
+     * <ul>
+     *   <li>N > 0: records below N become unreadable at once (the start offset becomes N, even inside
+     *       a segment); answers the new low watermark.</li>
+     *   <li>-1: N is the high watermark.</li>
+     *   <li>0: a successful no-op answering the current low watermark.</li>
+     *   <li>other negatives, or N above the high watermark: OFFSET_OUT_OF_RANGE.</li>
+     *   <li>N at or below the current start offset: the current low watermark, unchanged.</li>
+     * </ul>
+     * Closed segments wholly below the new start offset are deleted right away (renamed now, unlinked
+     * after file.delete.delay.ms); a segment that straddles it, or the active one, stays whole.
+     */
+    public DeleteRecordsResult deleteRecords(long beforeOffset) {
+        lock.lock();
+        try {
+            ensureOpen();
+            long hw = highWatermark;
+            long target = beforeOffset == -1L ? hw : beforeOffset;
+            if (beforeOffset < -1L || target > hw) {
+                return DeleteRecordsResult.error(Errors.OFFSET_OUT_OF_RANGE);
+            }
+            if (beforeOffset == 0L || target <= logStartOffset) {
+                return DeleteRecordsResult.success(logStartOffset);
+            }
+            maybeIncrementLogStartOffset(target, "DeleteRecords");
+            deleteLogStartOffsetBreachedSegments();
+            return DeleteRecordsResult.success(logStartOffset);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Moves the start offset forward (never back, never past the high watermark). Used by
+     * DeleteRecords and by followers adopting the leader's start offset. Returns whether it moved.
+     */
+    public boolean maybeIncrementLogStartOffset(long newLogStartOffset, String reason) {
+        lock.lock();
+        try {
+            ensureOpen();
+            if (newLogStartOffset > highWatermark) {
+                throw new OffsetOutOfRangeException("Log start offset increment for " + topicPartition + " (" + reason + ")",
+                        newLogStartOffset, logStartOffset, highWatermark);
+            }
+            if (newLogStartOffset <= logStartOffset) {
+                return false;
+            }
+            log.info("Incremented the log start offset of {} to {} ({})", topicPartition, newLogStartOffset, reason);
+            logStartOffset = newLogStartOffset;
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------- retention
+
+    /**
+     * One retention pass: closed segments wholly below the log start offset, then the oldest while the
+     * log exceeds retention.bytes, then those whose largest timestamp is older than retention.ms. Only
+     * a prefix of closed segments wholly below the high watermark is ever taken; the active segment
+     * stays whatever its age. Returns the number of segments deleted.
+     */
+    public int deleteOldSegments() {
+        lock.lock();
+        try {
+            if (closed) {
+                return 0;
+            }
+            return deleteLogStartOffsetBreachedSegments()
+                    + deleteSegments(RetentionRules.sizeBreached(closedSegmentsBelowHighWatermark(), size(),
+                    config.retentionBytes()), DeletionReason.RETENTION_SIZE_BREACH)
+                    + deleteSegments(RetentionRules.timeBreached(closedSegmentsBelowHighWatermark(), time.milliseconds(),
+                    config.retentionMs()), DeletionReason.RETENTION_TIME_BREACH);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private int deleteLogStartOffsetBreachedSegments() {
+        return deleteSegments(RetentionRules.belowLogStartOffset(closedSegmentsBelowHighWatermark(), logStartOffset),
+                DeletionReason.LOG_START_OFFSET_BREACH);
+    }
+
+    /**
+     * Closed segments whose whole range lies below the high watermark, oldest first, each with the base
+     * offset of the segment after it (its exclusive end).
+     */
+    private List<RetentionRules.Candidate> closedSegmentsBelowHighWatermark() {
+        List<RetentionRules.Candidate> candidates = new ArrayList<>();
+        LogSegment previous = null;
+        for (LogSegment segment : segments.values()) {
+            if (previous != null) {
+                if (segment.baseOffset() > highWatermark) {
+                    break;
+                }
+                candidates.add(new RetentionRules.Candidate(previous, segment.baseOffset()));
+            }
+            previous = segment;
+        }
+        return candidates;
+    }
+
+    /** Takes the first {@code count} segments out of the log and hands them to the deleter. */
+    private int deleteSegments(int count, DeletionReason reason) {
+        if (count == 0) {
+            return 0;
+        }
+        List<LogSegment> toDelete = new ArrayList<>(segments.values()).subList(0, count);
+        // The map changes first, so no new read finds these segments; the start offset follows.
+        for (LogSegment segment : toDelete) {
+            segments.remove(segment.baseOffset());
+        }
+        long newStart = Math.max(logStartOffset, segments.firstKey());
+        if (newStart > logStartOffset) {
+            logStartOffset = newStart;
+        }
+        List<LogSegment> renamed = new ArrayList<>();
+        try {
+            for (LogSegment segment : toDelete) {
+                segment.changeFileSuffixes("", LogFileNames.DELETED_SUFFIX);
+                renamed.add(segment);
+            }
+        } catch (IOException e) {
+            throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Renaming deleted segments of " + topicPartition + " failed", e);
+        } finally {
+            deleter.scheduleUnlink(renamed, config.fileDeleteDelayMs());
+        }
+        log.info("Deleting {} segment(s) of {} ({}): {}; log start offset is now {}", count, topicPartition, reason,
+                toDelete, logStartOffset);
+        return count;
+    }
+
+    // ---------------------------------------------------------------- truncation (followers)
+
+    /** Drops every record at or above {@code offset} (a follower discarding a divergent tail). */
+    public void truncateTo(long offset) {
+        lock.lock();
+        try {
+            ensureOpen();
+            if (offset >= logEndOffset) {
+                return;
+            }
+            if (offset <= logStartOffset && offset <= segments.firstKey()) {
+                truncateFullyAndStartAt(offset);
+                return;
+            }
+            List<LogSegment> after = new ArrayList<>(segments.tailMap(offset, false).values());
+            for (LogSegment segment : after) {
+                if (segment.baseOffset() >= offset) {
+                    segments.remove(segment.baseOffset());
+                    segment.closeAndDeleteFiles();
+                }
+            }
+            LogSegment active = activeSegment();
+            active.truncateTo(offset);
+            active.resizeIndexes(config.segmentIndexBytes());
+            logEndOffset = active.readNextOffset();
+            highWatermark = Math.min(highWatermark, logEndOffset);
+            recoveryPoint = Math.min(recoveryPoint, logEndOffset);
+        } catch (IOException e) {
+            throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Truncation of " + topicPartition + " failed", e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Deletes everything and restarts the log, empty, at {@code newOffset}. */
+    public void truncateFullyAndStartAt(long newOffset) {
+        lock.lock();
+        try {
+            ensureOpen();
+            List<LogSegment> all = new ArrayList<>(segments.values());
+            segments.clear();
+            for (LogSegment segment : all) {
+                segment.changeFileSuffixes("", LogFileNames.DELETED_SUFFIX);
+            }
+            deleter.scheduleUnlink(all, config.fileDeleteDelayMs());
+            segments.put(newOffset, newSegment(newOffset));
+            logStartOffset = newOffset;
+            logEndOffset = newOffset;
+            highWatermark = newOffset;
+            recoveryPoint = newOffset;
+        } catch (IOException e) {
+            throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Truncation of " + topicPartition + " failed", e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------- flush and close
+
+    /** Fsyncs every segment holding offsets below the log end and moves the recovery point there. */
+    public void flush() {
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            long end = logEndOffset;
+            for (LogSegment segment : segments.tailMap(segments.floorKey(Math.max(recoveryPoint, segments.firstKey())), true).values()) {
+                segment.flush();
+            }
+            recoveryPoint = end;
+        } catch (IOException e) {
+            throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Flush of " + topicPartition + " failed", e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Flushes, trims the active indexes and releases every file. */
+    @Override
+    public void close() {
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            flush();
+            closed = true;
+            for (LogSegment segment : segments.values()) {
+                segment.close();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Releases every file without flushing or trimming, as a crash would (tests and benchmarks). */
+    public void abandon() {
+        lock.lock();
+        try {
+            closed = true;
+            for (LogSegment segment : segments.values()) {
+                segment.abandon();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Closes and removes every file of this log (the caller removes the directory). */
+    public void closeAndDelete() {
+        lock.lock();
+        try {
+            closed = true;
+            for (LogSegment segment : segments.values()) {
+                segment.closeAndDeleteFiles();
+            }
+            segments.clear();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Log " + topicPartition + " is closed");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Log(" + topicPartition + ", start=" + logStartOffset + ", hw=" + highWatermark + ", end=" + logEndOffset
+                + ", segments=" + segments.size() + ")";
+    }
+}

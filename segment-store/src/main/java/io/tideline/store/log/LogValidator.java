@@ -1,0 +1,133 @@
+package io.tideline.store.log;
+
+import io.tideline.common.errors.Errors;
+import io.tideline.common.errors.TidelineException;
+import io.tideline.store.config.LogConfig;
+import io.tideline.store.record.MemoryRecords;
+import io.tideline.store.record.Record;
+import io.tideline.store.record.RecordBatch;
+import io.tideline.store.record.TimestampType;
+import java.util.List;
+
+/**
+ * Checks incoming batches before anything is written. A request is accepted or refused whole: the
+ * first bad batch fails it with a typed error and nothing of it reaches the file.
+ */
+final class LogValidator {
+    private LogValidator() {
+    }
+
+    /** Checks shared by leader and follower appends: framing, magic, CRC, sizes. */
+    static List<RecordBatch> validateFraming(MemoryRecords records, LogConfig config) {
+        List<RecordBatch> batches = records.batches();
+        if (batches.isEmpty()) {
+            throw new TidelineException(Errors.INVALID_RECORD, "The request holds no record batch");
+        }
+        int validBytes = records.validBytes();
+        if (validBytes != records.sizeInBytes()) {
+            throw new TidelineException(Errors.CORRUPT_MESSAGE, (records.sizeInBytes() - validBytes)
+                    + " bytes after the last whole batch: the request is truncated");
+        }
+        if (records.sizeInBytes() > config.segmentBytes()) {
+            throw new TidelineException(Errors.RECORD_TOO_LARGE, "The request of " + records.sizeInBytes()
+                    + " bytes is larger than segment.bytes (" + config.segmentBytes() + ")");
+        }
+        for (RecordBatch batch : batches) {
+            if (batch.sizeInBytes() > config.maxMessageBytes()) {
+                throw new TidelineException(Errors.RECORD_TOO_LARGE, "A batch of " + batch.sizeInBytes()
+                        + " bytes is larger than max.message.bytes (" + config.maxMessageBytes() + ")");
+            }
+            batch.ensureValid();
+        }
+        return batches;
+    }
+
+    /**
+     * Leader path: validates every record, then assigns offsets from {@code firstOffset}, stamps
+     * {@code leaderEpoch} and sets each batch's max timestamp (LogAppendTime: {@code nowMs}).
+     * Rewrites the batches in place; returns what was assigned.
+     */
+    static LogAppendInfo validateAndAssignOffsets(MemoryRecords records, long firstOffset, int leaderEpoch,
+                                                  LogConfig config, long nowMs, long logStartOffset) {
+        List<RecordBatch> batches = validateFraming(records, config);
+        long nextOffset = firstOffset;
+        long maxTimestamp = RecordBatch.NO_TIMESTAMP;
+        long offsetOfMaxTimestamp = firstOffset;
+        int numRecords = 0;
+        for (RecordBatch batch : batches) {
+            if (batch.isControlBatch()) {
+                throw new TidelineException(Errors.INVALID_RECORD, "Clients may not write control batches");
+            }
+            List<Record> decoded = batch.records();
+            if (decoded.isEmpty() || batch.recordCount() != batch.lastOffsetDelta() + 1) {
+                throw new TidelineException(Errors.INVALID_RECORD, "A batch must hold records whose count ("
+                        + batch.recordCount() + ") matches lastOffsetDelta + 1 (" + (batch.lastOffsetDelta() + 1) + ")");
+            }
+            long batchMax = RecordBatch.NO_TIMESTAMP;
+            for (int i = 0; i < decoded.size(); i++) {
+                Record record = decoded.get(i);
+                if (record.offset() - batch.baseOffset() != i) {
+                    throw new TidelineException(Errors.INVALID_RECORD,
+                            "Record offset deltas inside a batch must be 0, 1, 2, ...; found " + (record.offset() - batch.baseOffset())
+                                    + " at position " + i);
+                }
+                if (record.timestamp() < RecordBatch.NO_TIMESTAMP) {
+                    throw new TidelineException(Errors.INVALID_TIMESTAMP, "Record timestamp " + record.timestamp() + " is negative");
+                }
+                batchMax = Math.max(batchMax, record.timestamp());
+            }
+            batch.setBaseOffset(nextOffset);
+            batch.setPartitionLeaderEpoch(leaderEpoch);
+            if (config.logAppendTime()) {
+                batch.setMaxTimestamp(TimestampType.LOG_APPEND_TIME, nowMs);
+                batchMax = nowMs;
+            } else {
+                batch.setMaxTimestamp(TimestampType.CREATE_TIME, batchMax);
+            }
+            if (batchMax > maxTimestamp) {
+                maxTimestamp = batchMax;
+                offsetOfMaxTimestamp = batch.lastOffset();
+            }
+            numRecords += decoded.size();
+            nextOffset = batch.lastOffset() + 1;
+        }
+        return new LogAppendInfo(firstOffset, nextOffset - 1, maxTimestamp, offsetOfMaxTimestamp,
+                config.logAppendTime() ? nowMs : -1L, logStartOffset, numRecords, records.sizeInBytes());
+    }
+
+    /**
+     * Follower path: the leader's offsets and epochs are kept; batches must follow each other with
+     * increasing offsets and start exactly at {@code expectedFirstOffset}, unless the log is empty and
+     * the first batch contains that offset (the leader's start offset can sit inside a batch after
+     * DeleteRecords).
+     */
+    static LogAppendInfo validateFollowerBatches(MemoryRecords records, long expectedFirstOffset, boolean logEmpty,
+                                                 LogConfig config, long logStartOffset) {
+        List<RecordBatch> batches = validateFraming(records, config);
+        RecordBatch first = batches.get(0);
+        boolean containsStart = first.baseOffset() <= expectedFirstOffset && first.lastOffset() >= expectedFirstOffset;
+        if (first.baseOffset() != expectedFirstOffset && !(logEmpty && containsStart)) {
+            String kind = first.baseOffset() > expectedFirstOffset ? "a gap" : "an overlap";
+            throw new TidelineException(Errors.INVALID_RECORD, "Follower append starting at offset " + first.baseOffset()
+                    + " would leave " + kind + " after log end offset " + expectedFirstOffset);
+        }
+        long previousLast = first.baseOffset() - 1;
+        long maxTimestamp = RecordBatch.NO_TIMESTAMP;
+        long offsetOfMaxTimestamp = first.baseOffset();
+        int numRecords = 0;
+        for (RecordBatch batch : batches) {
+            if (batch.baseOffset() != previousLast + 1) {
+                throw new TidelineException(Errors.INVALID_RECORD, "Batch at offset " + batch.baseOffset()
+                        + " does not follow the previous batch ending at " + previousLast);
+            }
+            if (batch.maxTimestamp() > maxTimestamp) {
+                maxTimestamp = batch.maxTimestamp();
+                offsetOfMaxTimestamp = batch.lastOffset();
+            }
+            numRecords += batch.recordCount();
+            previousLast = batch.lastOffset();
+        }
+        return new LogAppendInfo(first.baseOffset(), previousLast, maxTimestamp, offsetOfMaxTimestamp, -1L,
+                logStartOffset, numRecords, records.sizeInBytes());
+    }
+}

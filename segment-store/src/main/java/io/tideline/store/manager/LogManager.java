@@ -1,0 +1,393 @@
+package io.tideline.store.manager;
+
+import com.codahale.metrics.Gauge;
+import com.codahale.metrics.MetricRegistry;
+import io.tideline.common.TopicPartition;
+import io.tideline.common.errors.Errors;
+import io.tideline.common.time.Scheduler;
+import io.tideline.common.time.Time;
+import io.tideline.store.config.LogConfig;
+import io.tideline.store.config.StoreConfig;
+import io.tideline.store.dir.DeletedOpenFile;
+import io.tideline.store.dir.DeletedOpenFilesScanner;
+import io.tideline.store.dir.LogDirLock;
+import io.tideline.store.dir.MetaProperties;
+import io.tideline.store.log.DeleteRecordsResult;
+import io.tideline.store.log.Log;
+import io.tideline.store.retention.SegmentDeleter;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * All logs of one broker across its log dirs. Locks and stamps each dir, opens every partition
+ * directory found (recovering after an unclean stop), runs retention every
+ * {@code log.retention.check.interval.ms}, writes the three checkpoints, and on close leaves each dir
+ * with a clean-shutdown marker so the next start skips recovery.
+ *
+ * <p>Thread-safety: safe for concurrent use; the map of logs is concurrent and each log has its own lock.
+ * The scheduler is not owned and is not closed here.
+ */
+public final class LogManager implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(LogManager.class);
+
+    private final StoreConfig config;
+    private final String clusterId;
+    private final int nodeId;
+    private final Time time;
+    private final Scheduler scheduler;
+    private final MetricRegistry metrics;
+    private final Random random;
+    private final SegmentDeleter deleter;
+    private final DeletedOpenFilesScanner deletedFilesScanner = new DeletedOpenFilesScanner();
+    private final Map<TopicPartition, Log> logs = new ConcurrentHashMap<>();
+    private final Map<TopicPartition, LogDirectory> logDirOf = new ConcurrentHashMap<>();
+    private final Map<String, Map<String, ?>> topicOverrides = new ConcurrentHashMap<>();
+    private final List<LogDirectory> dirs = new ArrayList<>();
+    private final List<Scheduler.Cancellable> tasks = new ArrayList<>();
+    private volatile boolean started;
+    private volatile boolean closed;
+
+    public LogManager(StoreConfig config, String clusterId, int nodeId, Time time, Scheduler scheduler,
+                      MetricRegistry metrics, Random random) {
+        this.config = config;
+        this.clusterId = clusterId;
+        this.nodeId = nodeId;
+        this.time = time;
+        this.scheduler = scheduler;
+        this.metrics = metrics;
+        this.random = random;
+        this.deleter = new SegmentDeleter(scheduler);
+    }
+
+    /** Locks, stamps and loads every log dir, then schedules retention and checkpoints. */
+    public synchronized void startup() throws IOException {
+        if (started) {
+            return;
+        }
+        try {
+            for (Path path : config.logDirs()) {
+                LogDirLock lock = LogDirLock.acquire(path);
+                LogDirectory dir = new LogDirectory(path, lock);
+                dirs.add(dir);
+                MetaProperties.ensure(path, clusterId, nodeId);
+                loadLogs(dir);
+            }
+        } catch (IOException | RuntimeException e) {
+            closeQuietly();
+            throw e;
+        }
+        registerStoreGauges();
+        long retentionInterval = config.retentionCheckIntervalMs();
+        tasks.add(scheduler.schedule("kafka-log-retention", this::cleanupLogs, retentionInterval, retentionInterval));
+        if (config.offsetCheckpointIntervalMs() > 0) {
+            tasks.add(scheduler.schedule("kafka-recovery-point-checkpoint", this::checkpointRecoveryPointsAndHighWatermarks,
+                    config.offsetCheckpointIntervalMs(), config.offsetCheckpointIntervalMs()));
+        }
+        if (config.startOffsetCheckpointIntervalMs() > 0) {
+            tasks.add(scheduler.schedule("kafka-log-start-offset-checkpoint", this::checkpointLogStartOffsets,
+                    config.startOffsetCheckpointIntervalMs(), config.startOffsetCheckpointIntervalMs()));
+        }
+        started = true;
+    }
+
+    private void loadLogs(LogDirectory dir) throws IOException {
+        Map<TopicPartition, Long> startOffsets = dir.logStartOffsets.read();
+        Map<TopicPartition, Long> recoveryPoints = dir.recoveryPoints.read();
+        Map<TopicPartition, Long> highWatermarks = dir.highWatermarks.read();
+        List<Path> partitionDirs = new ArrayList<>();
+        try (Stream<Path> children = Files.list(dir.path)) {
+            for (Path child : (Iterable<Path>) children::iterator) {
+                if (Files.isDirectory(child) && isPartitionDirName(child.getFileName().toString())) {
+                    partitionDirs.add(child);
+                }
+            }
+        }
+        partitionDirs.sort(null);
+        for (Path partitionDir : partitionDirs) {
+            TopicPartition tp = TopicPartition.fromDirectoryName(partitionDir.getFileName().toString());
+            if (logs.containsKey(tp)) {
+                throw new IOException("Partition " + tp + " exists in two log dirs: " + logDirOf.get(tp).path + " and " + dir.path);
+            }
+            Log opened = Log.open(partitionDir, logConfigFor(tp.topic()), time, random, deleter,
+                    startOffsets.getOrDefault(tp, 0L), recoveryPoints.getOrDefault(tp, 0L),
+                    highWatermarks.getOrDefault(tp, -1L), dir.hadCleanShutdown);
+            addLog(tp, opened, dir);
+        }
+        dir.clearCleanShutdownMarker();
+        log.info("Loaded {} logs from {} ({} shutdown)", partitionDirs.size(), dir.path,
+                dir.hadCleanShutdown ? "after a clean" : "after an unclean");
+    }
+
+    private static boolean isPartitionDirName(String name) {
+        // <topic>-<partition>; directories being deleted or moved end in another suffix and are skipped.
+        int dash = name.lastIndexOf('-');
+        return dash > 0 && dash < name.length() - 1 && name.substring(dash + 1).chars().allMatch(Character::isDigit);
+    }
+
+    private void addLog(TopicPartition tp, Log opened, LogDirectory dir) {
+        logs.put(tp, opened);
+        logDirOf.put(tp, dir);
+        LogMetrics.register(metrics, opened);
+    }
+
+    private LogConfig logConfigFor(String topic) {
+        Map<String, ?> overrides = topicOverrides.get(topic);
+        LogConfig defaults = config.logConfigDefaults();
+        return overrides == null ? defaults : defaults.withOverrides(overrides);
+    }
+
+    /**
+     * The log of {@code tp}, created in the log dir holding the fewest partitions if it does not exist.
+     * {@code overrides} are the topic's config overrides (segment.bytes, retention.ms, ...).
+     */
+    public Log getOrCreateLog(TopicPartition tp, Map<String, ?> overrides) {
+        ensureStarted();
+        if (overrides != null && !overrides.isEmpty()) {
+            updateTopicConfig(tp.topic(), overrides);
+        }
+        synchronized (this) {
+            Log existing = logs.get(tp);
+            if (existing != null) {
+                return existing;
+            }
+            LogDirectory dir = leastLoadedDir();
+            try {
+                Log created = Log.open(dir.path.resolve(tp.directoryName()), logConfigFor(tp.topic()), time, random,
+                        deleter, 0L, 0L, -1L, true);
+                addLog(tp, created, dir);
+                return created;
+            } catch (IOException e) {
+                throw new io.tideline.common.errors.TidelineException(Errors.KAFKA_STORAGE_ERROR,
+                        "Creating the log of " + tp + " in " + dir.path + " failed", e);
+            }
+        }
+    }
+
+    /** Sets a topic's overrides and applies them to its open logs (validated: INVALID_CONFIG if bad). */
+    public void updateTopicConfig(String topic, Map<String, ?> overrides) {
+        LogConfig newConfig = config.logConfigDefaults().withOverrides(overrides);
+        topicOverrides.put(topic, Map.copyOf(overrides));
+        for (Log l : logs.values()) {
+            if (l.topicPartition().topic().equals(topic)) {
+                l.updateConfig(newConfig);
+            }
+        }
+    }
+
+    private LogDirectory leastLoadedDir() {
+        Map<LogDirectory, Integer> counts = new HashMap<>();
+        for (LogDirectory d : dirs) {
+            counts.put(d, 0);
+        }
+        for (LogDirectory d : logDirOf.values()) {
+            counts.merge(d, 1, Integer::sum);
+        }
+        LogDirectory best = dirs.get(0);
+        for (LogDirectory d : dirs) {
+            if (counts.get(d) < counts.get(best)) {
+                best = d;
+            }
+        }
+        return best;
+    }
+
+    public Optional<Log> getLog(TopicPartition tp) {
+        return Optional.ofNullable(logs.get(tp));
+    }
+
+    public Collection<Log> allLogs() {
+        return List.copyOf(logs.values());
+    }
+
+    public List<Path> logDirs() {
+        List<Path> paths = new ArrayList<>();
+        for (LogDirectory d : dirs) {
+            paths.add(d.path);
+        }
+        return paths;
+    }
+
+    /** DeleteRecords on a local log; UNKNOWN_TOPIC_OR_PARTITION if this store has no such log. */
+    public DeleteRecordsResult deleteRecords(TopicPartition tp, long beforeOffset) {
+        Log target = logs.get(tp);
+        if (target == null) {
+            return DeleteRecordsResult.error(Errors.UNKNOWN_TOPIC_OR_PARTITION);
+        }
+        return target.deleteRecords(beforeOffset);
+    }
+
+    /** One retention pass over every log; returns the number of segments deleted. */
+    public int cleanupLogs() {
+        int deleted = 0;
+        long start = time.nanoseconds();
+        for (Log l : logs.values()) {
+            try {
+                deleted += l.deleteOldSegments();
+            } catch (RuntimeException e) {
+                log.error("Retention of {} failed", l.topicPartition(), e);
+            }
+        }
+        if (deleted > 0) {
+            log.info("Retention pass deleted {} segments in {} ms", deleted, (time.nanoseconds() - start) / 1_000_000);
+        }
+        return deleted;
+    }
+
+    /** Removes a log and its directory (topic deleted, replica moved away). */
+    public void deleteLog(TopicPartition tp) throws IOException {
+        Log removed;
+        synchronized (this) {
+            removed = logs.remove(tp);
+            logDirOf.remove(tp);
+        }
+        if (removed == null) {
+            return;
+        }
+        LogMetrics.remove(metrics, tp);
+        removed.closeAndDelete();
+        io.tideline.common.io.FileUtils.deleteRecursively(removed.dir());
+        checkpointAll();
+    }
+
+    public void checkpointLogStartOffsets() {
+        for (LogDirectory dir : dirs) {
+            writeCheckpoint(dir, dir.logStartOffsets, Log::logStartOffset);
+        }
+    }
+
+    public void checkpointRecoveryPointsAndHighWatermarks() {
+        for (LogDirectory dir : dirs) {
+            writeCheckpoint(dir, dir.recoveryPoints, Log::recoveryPoint);
+            writeCheckpoint(dir, dir.highWatermarks, Log::highWatermark);
+        }
+    }
+
+    public void checkpointAll() {
+        checkpointLogStartOffsets();
+        checkpointRecoveryPointsAndHighWatermarks();
+    }
+
+    private void writeCheckpoint(LogDirectory dir, io.tideline.store.checkpoint.OffsetCheckpointFile file,
+                                 java.util.function.ToLongFunction<Log> value) {
+        Map<TopicPartition, Long> offsets = new HashMap<>();
+        logDirOf.forEach((tp, d) -> {
+            Log l = logs.get(tp);
+            if (d == dir && l != null) {
+                offsets.put(tp, value.applyAsLong(l));
+            }
+        });
+        try {
+            synchronized (dir) {
+                file.write(offsets);
+            }
+        } catch (IOException e) {
+            log.error("Writing {} failed", file, e);
+        }
+    }
+
+    public SegmentDeleter deleter() {
+        return deleter;
+    }
+
+    /** Files under our log dirs that are unlinked but still open or mapped: disk space not yet free. */
+    public List<DeletedOpenFile> deletedButOpenFiles() {
+        return deletedFilesScanner.scan(logDirs());
+    }
+
+    private void registerStoreGauges() {
+        metrics.register(LogMetrics.PENDING_DELETION_SEGMENTS, (Gauge<Integer>) deleter::pendingSegments);
+        metrics.register(LogMetrics.PENDING_DELETION_BYTES, (Gauge<Long>) deleter::pendingBytes);
+        metrics.register(LogMetrics.DELETED_OPEN_FILES, (Gauge<Integer>) () -> deletedButOpenFiles().size());
+        metrics.register(LogMetrics.DELETED_OPEN_BYTES,
+                (Gauge<Long>) () -> DeletedOpenFilesScanner.summarize(deletedButOpenFiles()).totalBytes());
+    }
+
+    private void ensureStarted() {
+        if (!started || closed) {
+            throw new IllegalStateException("LogManager is " + (closed ? "closed" : "not started"));
+        }
+    }
+
+    /**
+     * Clean shutdown: stops the tasks, flushes and closes every log, writes the checkpoints, unlinks
+     * segments waiting for deletion and leaves the clean-shutdown marker in each dir.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (Scheduler.Cancellable task : tasks) {
+            task.cancel();
+        }
+        boolean allClosed = true;
+        for (Log l : logs.values()) {
+            try {
+                l.close();
+            } catch (RuntimeException e) {
+                allClosed = false;
+                log.error("Closing {} failed", l.topicPartition(), e);
+            }
+        }
+        checkpointAll();
+        deleter.unlinkAllNow();
+        for (LogDirectory dir : dirs) {
+            try {
+                if (allClosed) {
+                    dir.writeCleanShutdownMarker();
+                }
+            } catch (IOException e) {
+                log.error("Writing the clean-shutdown marker of {} failed", dir.path, e);
+            }
+        }
+        for (TopicPartition tp : logs.keySet()) {
+            LogMetrics.remove(metrics, tp);
+        }
+        for (String name : List.of(LogMetrics.PENDING_DELETION_SEGMENTS, LogMetrics.PENDING_DELETION_BYTES,
+                LogMetrics.DELETED_OPEN_FILES, LogMetrics.DELETED_OPEN_BYTES)) {
+            metrics.remove(name);
+        }
+        closeQuietly();
+    }
+
+    /**
+     * Simulates a crash for tests and benchmarks: releases files and locks without flushing, without
+     * checkpoints and without the clean-shutdown marker.
+     */
+    public synchronized void closeWithoutShutdown() {
+        closed = true;
+        for (Scheduler.Cancellable task : tasks) {
+            task.cancel();
+        }
+        for (Log l : logs.values()) {
+            l.abandon();
+        }
+        for (TopicPartition tp : logs.keySet()) {
+            LogMetrics.remove(metrics, tp);
+        }
+        for (String name : List.of(LogMetrics.PENDING_DELETION_SEGMENTS, LogMetrics.PENDING_DELETION_BYTES,
+                LogMetrics.DELETED_OPEN_FILES, LogMetrics.DELETED_OPEN_BYTES)) {
+            metrics.remove(name);
+        }
+        closeQuietly();
+    }
+
+    private void closeQuietly() {
+        for (LogDirectory dir : dirs) {
+            dir.close();
+        }
+    }
+}

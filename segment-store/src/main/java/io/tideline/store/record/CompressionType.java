@@ -1,0 +1,38 @@
+package io.tideline.store.record;
+
+import io.tideline.common.errors.Errors;
+import io.tideline.common.errors.TidelineException;
+
+/**
+ * Compression codecs as numbered in attribute bits 0-2 of a v2 batch. The store keeps compressed
+ * batches as they arrive; it decompresses only to validate records on the leader and to iterate them
+ * in tools, which is implemented for {@code none} and {@code gzip} (both in the JDK).
+ */
+public enum CompressionType {
+    NONE(0, "none"),
+    GZIP(1, "gzip"),
+    SNAPPY(2, "snappy"),
+    LZ4(3, "lz4"),
+    ZSTD(4, "zstd");
+
+    public final int id;
+    public final String label;
+
+    CompressionType(int id, String label) {
+        this.id = id;
+        this.label = label;
+    }
+
+    public static CompressionType forId(int id) {
+        for (CompressionType t : values()) {
+            if (t.id == id) {
+                return t;
+            }
+        }
+        throw new TidelineException(Errors.CORRUPT_MESSAGE, "Unknown compression type id " + id);
+    }
+
+    public boolean decodable() {
+        return this == NONE || this == GZIP;
+    }
+}

@@ -1,0 +1,325 @@
+package io.tideline.store.record;
+
+import io.tideline.common.errors.Errors;
+import io.tideline.common.errors.TidelineException;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.CRC32C;
+import java.util.zip.GZIPInputStream;
+
+/**
+ * A view over one record batch in Kafka's v2 format (magic 2), the unit of everything the store
+ * writes, replicates and reads. The buffer holds exactly one batch, from its position to its limit.
+ *
+ * <pre>
+ *  offset  size  field
+ *       0     8  baseOffset              first offset of the batch (assigned by the leader)
+ *       8     4  batchLength             bytes after this field (whole batch = batchLength + 12)
+ *      12     4  partitionLeaderEpoch    epoch of the leader that appended it
+ *      16     1  magic                   2
+ *      17     4  crc                     CRC-32C of bytes [21, end)
+ *      21     2  attributes              bits 0-2 compression, 3 timestamp type, 4 transactional, 5 control
+ *      23     4  lastOffsetDelta         lastOffset - baseOffset
+ *      27     8  baseTimestamp
+ *      35     8  maxTimestamp
+ *      43     8  producerId
+ *      51     2  producerEpoch
+ *      53     4  baseSequence
+ *      57     4  recordCount
+ *      61     *  records (compressed as a whole when bits 0-2 say so)
+ *
+ *  record: length varint | attributes int8 | timestampDelta varlong | offsetDelta varint |
+ *          keyLength varint | key | valueLength varint | value | headerCount varint |
+ *          headers (keyLength varint, key, valueLength varint, value)...
+ * </pre>
+ *
+ * The CRC does not cover baseOffset, batchLength or partitionLeaderEpoch, so a leader can assign
+ * offsets and stamp its epoch without recomputing it. Not thread-safe; a view is cheap to create.
+ */
+public final class RecordBatch {
+    public static final int BASE_OFFSET_OFFSET = 0;
+    public static final int LENGTH_OFFSET = 8;
+    public static final int PARTITION_LEADER_EPOCH_OFFSET = 12;
+    public static final int MAGIC_OFFSET = 16;
+    public static final int CRC_OFFSET = 17;
+    public static final int ATTRIBUTES_OFFSET = 21;
+    public static final int LAST_OFFSET_DELTA_OFFSET = 23;
+    public static final int BASE_TIMESTAMP_OFFSET = 27;
+    public static final int MAX_TIMESTAMP_OFFSET = 35;
+    public static final int PRODUCER_ID_OFFSET = 43;
+    public static final int PRODUCER_EPOCH_OFFSET = 51;
+    public static final int BASE_SEQUENCE_OFFSET = 53;
+    public static final int RECORDS_COUNT_OFFSET = 57;
+    public static final int RECORDS_OFFSET = 61;
+
+    /** baseOffset + batchLength: the part of the header every magic shares. */
+    public static final int LOG_OVERHEAD = 12;
+    /** Enough of the header to read baseOffset, length, epoch and magic. */
+    public static final int HEADER_SIZE_UP_TO_MAGIC = 17;
+    public static final int HEADER_SIZE = RECORDS_OFFSET;
+    public static final byte MAGIC = 2;
+    public static final long NO_TIMESTAMP = -1L;
+    public static final int NO_PARTITION_LEADER_EPOCH = -1;
+
+    private static final int COMPRESSION_MASK = 0x07;
+    private static final int TIMESTAMP_TYPE_MASK = 0x08;
+    private static final int TRANSACTIONAL_MASK = 0x10;
+    private static final int CONTROL_MASK = 0x20;
+
+    private final ByteBuffer buffer;
+
+    private RecordBatch(ByteBuffer buffer) {
+        this.buffer = buffer.slice().order(ByteOrder.BIG_ENDIAN);
+    }
+
+    /** Wraps a buffer that holds exactly one batch; nothing is validated yet. */
+    public static RecordBatch wrap(ByteBuffer buffer) {
+        return new RecordBatch(buffer);
+    }
+
+    public ByteBuffer buffer() {
+        return buffer.duplicate();
+    }
+
+    public int sizeInBytes() {
+        return buffer.limit();
+    }
+
+    public long baseOffset() {
+        return buffer.getLong(BASE_OFFSET_OFFSET);
+    }
+
+    public int batchLength() {
+        return buffer.getInt(LENGTH_OFFSET);
+    }
+
+    public long lastOffset() {
+        return baseOffset() + lastOffsetDelta();
+    }
+
+    public long nextOffset() {
+        return lastOffset() + 1;
+    }
+
+    public int lastOffsetDelta() {
+        return buffer.getInt(LAST_OFFSET_DELTA_OFFSET);
+    }
+
+    public int partitionLeaderEpoch() {
+        return buffer.getInt(PARTITION_LEADER_EPOCH_OFFSET);
+    }
+
+    public byte magic() {
+        return buffer.get(MAGIC_OFFSET);
+    }
+
+    public long checksum() {
+        return buffer.getInt(CRC_OFFSET) & 0xffffffffL;
+    }
+
+    public short attributes() {
+        return buffer.getShort(ATTRIBUTES_OFFSET);
+    }
+
+    public CompressionType compressionType() {
+        return CompressionType.forId(attributes() & COMPRESSION_MASK);
+    }
+
+    public TimestampType timestampType() {
+        return (attributes() & TIMESTAMP_TYPE_MASK) != 0 ? TimestampType.LOG_APPEND_TIME : TimestampType.CREATE_TIME;
+    }
+
+    public boolean isTransactional() {
+        return (attributes() & TRANSACTIONAL_MASK) != 0;
+    }
+
+    public boolean isControlBatch() {
+        return (attributes() & CONTROL_MASK) != 0;
+    }
+
+    public long baseTimestamp() {
+        return buffer.getLong(BASE_TIMESTAMP_OFFSET);
+    }
+
+    public long maxTimestamp() {
+        return buffer.getLong(MAX_TIMESTAMP_OFFSET);
+    }
+
+    public long producerId() {
+        return buffer.getLong(PRODUCER_ID_OFFSET);
+    }
+
+    public short producerEpoch() {
+        return buffer.getShort(PRODUCER_EPOCH_OFFSET);
+    }
+
+    public int baseSequence() {
+        return buffer.getInt(BASE_SEQUENCE_OFFSET);
+    }
+
+    public int recordCount() {
+        return buffer.getInt(RECORDS_COUNT_OFFSET);
+    }
+
+    public long computeChecksum() {
+        CRC32C crc = new CRC32C();
+        ByteBuffer region = buffer.duplicate();
+        region.position(ATTRIBUTES_OFFSET).limit(buffer.limit());
+        crc.update(region);
+        return crc.getValue();
+    }
+
+    public boolean isValid() {
+        return sizeInBytes() >= HEADER_SIZE && checksum() == computeChecksum();
+    }
+
+    /**
+     * Checks the header fields and the CRC, the checks every path (leader, follower, recovery) makes.
+     * Throws CORRUPT_MESSAGE or INVALID_RECORD naming what is wrong.
+     */
+    public void ensureValid() {
+        if (sizeInBytes() < HEADER_SIZE) {
+            throw new TidelineException(Errors.CORRUPT_MESSAGE,
+                    "Batch of " + sizeInBytes() + " bytes is smaller than the v2 header (" + HEADER_SIZE + ")");
+        }
+        if (batchLength() + LOG_OVERHEAD != sizeInBytes()) {
+            throw new TidelineException(Errors.CORRUPT_MESSAGE, "Batch length field " + batchLength()
+                    + " does not match the " + sizeInBytes() + " bytes of the batch");
+        }
+        if (magic() != MAGIC) {
+            throw new TidelineException(Errors.INVALID_RECORD,
+                    "Batch at offset " + baseOffset() + " has magic " + magic() + "; only magic 2 is supported");
+        }
+        long stored = checksum();
+        long computed = computeChecksum();
+        if (stored != computed) {
+            throw new TidelineException(Errors.CORRUPT_MESSAGE, "Batch at offset " + baseOffset()
+                    + " failed its CRC-32C check (stored " + stored + ", computed " + computed + ")");
+        }
+        if (lastOffsetDelta() < 0 || recordCount() < 0) {
+            throw new TidelineException(Errors.CORRUPT_MESSAGE, "Batch at offset " + baseOffset()
+                    + " has a negative lastOffsetDelta or record count");
+        }
+    }
+
+    public void setBaseOffset(long offset) {
+        buffer.putLong(BASE_OFFSET_OFFSET, offset);
+    }
+
+    public void setPartitionLeaderEpoch(int epoch) {
+        buffer.putInt(PARTITION_LEADER_EPOCH_OFFSET, epoch);
+    }
+
+    /** Sets the timestamp type and max timestamp, which are covered by the CRC, and recomputes it. */
+    public void setMaxTimestamp(TimestampType type, long maxTimestamp) {
+        short attributes = attributes();
+        short updated = (short) (type == TimestampType.LOG_APPEND_TIME
+                ? attributes | TIMESTAMP_TYPE_MASK : attributes & ~TIMESTAMP_TYPE_MASK);
+        if (updated == attributes && maxTimestamp == maxTimestamp()) {
+            return;
+        }
+        buffer.putShort(ATTRIBUTES_OFFSET, updated);
+        buffer.putLong(MAX_TIMESTAMP_OFFSET, maxTimestamp);
+        buffer.putInt(CRC_OFFSET, (int) computeChecksum());
+    }
+
+    /**
+     * Decodes every record. For LogAppendTime batches each record's timestamp is the batch's max
+     * timestamp, as Kafka's readers do. Throws CORRUPT_MESSAGE when the records do not parse to
+     * exactly the declared count and size, UNSUPPORTED_COMPRESSION_TYPE for codecs not decoded here.
+     */
+    public List<Record> records() {
+        CompressionType compression = compressionType();
+        if (!compression.decodable()) {
+            throw new TidelineException(Errors.UNSUPPORTED_COMPRESSION_TYPE,
+                    "Records compressed with " + compression.label + " are not decoded by this server");
+        }
+        ByteBuffer payload = buffer.duplicate();
+        payload.position(RECORDS_OFFSET).limit(buffer.limit());
+        if (compression == CompressionType.GZIP) {
+            payload = gunzip(payload);
+        }
+        int count = recordCount();
+        List<Record> records = new ArrayList<>(Math.min(count, 1 << 16));
+        long base = baseOffset();
+        long baseTimestamp = baseTimestamp();
+        boolean logAppendTime = timestampType() == TimestampType.LOG_APPEND_TIME;
+        long maxTimestamp = maxTimestamp();
+        try {
+            for (int i = 0; i < count; i++) {
+                int length = Varint.readVarint(payload);
+                if (length < 0 || length > payload.remaining()) {
+                    throw corrupt("record " + i + " declares " + length + " bytes, " + payload.remaining() + " remain");
+                }
+                int end = payload.position() + length;
+                payload.get(); // record attributes: unused in v2
+                long timestampDelta = Varint.readVarlong(payload);
+                int offsetDelta = Varint.readVarint(payload);
+                byte[] key = readBytes(payload, Varint.readVarint(payload), end);
+                byte[] value = readBytes(payload, Varint.readVarint(payload), end);
+                int headerCount = Varint.readVarint(payload);
+                if (headerCount < 0) {
+                    throw corrupt("record " + i + " has a negative header count");
+                }
+                List<Header> headers = new ArrayList<>(Math.min(headerCount, 64));
+                for (int h = 0; h < headerCount; h++) {
+                    byte[] hk = readBytes(payload, Varint.readVarint(payload), end);
+                    if (hk == null) {
+                        throw corrupt("record " + i + " has a null header key");
+                    }
+                    byte[] hv = readBytes(payload, Varint.readVarint(payload), end);
+                    headers.add(new Header(new String(hk, java.nio.charset.StandardCharsets.UTF_8), hv));
+                }
+                if (payload.position() != end) {
+                    throw corrupt("record " + i + " length does not match its fields");
+                }
+                long timestamp = logAppendTime ? maxTimestamp : baseTimestamp + timestampDelta;
+                records.add(new Record(base + offsetDelta, timestamp, key, value, headers));
+            }
+        } catch (java.nio.BufferUnderflowException | IllegalArgumentException e) {
+            throw corrupt("records are truncated or malformed (" + e.getMessage() + ")");
+        }
+        if (payload.hasRemaining()) {
+            throw corrupt(payload.remaining() + " bytes follow the last of " + count + " records");
+        }
+        return records;
+    }
+
+    private TidelineException corrupt(String detail) {
+        return new TidelineException(Errors.CORRUPT_MESSAGE, "Batch at offset " + baseOffset() + ": " + detail);
+    }
+
+    private static byte[] readBytes(ByteBuffer payload, int length, int recordEnd) {
+        if (length < 0) {
+            return null;
+        }
+        if (payload.position() + length > recordEnd) {
+            throw new IllegalArgumentException("field of " + length + " bytes overruns its record");
+        }
+        byte[] bytes = new byte[length];
+        payload.get(bytes);
+        return bytes;
+    }
+
+    private ByteBuffer gunzip(ByteBuffer compressed) {
+        byte[] input = new byte[compressed.remaining()];
+        compressed.get(input);
+        try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(input))) {
+            return ByteBuffer.wrap(in.readAllBytes());
+        } catch (IOException e) {
+            throw corrupt("gzip payload does not decompress: " + e.getMessage());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RecordBatch(baseOffset=" + baseOffset() + ", lastOffset=" + lastOffset() + ", count=" + recordCount()
+                + ", size=" + sizeInBytes() + ", epoch=" + partitionLeaderEpoch() + ", maxTimestamp=" + maxTimestamp()
+                + ", compression=" + (attributes() & COMPRESSION_MASK) + ")";
+    }
+}

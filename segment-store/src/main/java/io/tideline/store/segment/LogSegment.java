@@ -1,0 +1,490 @@
+package io.tideline.store.segment;
+
+import io.tideline.common.errors.TidelineException;
+import io.tideline.common.time.Time;
+import io.tideline.store.index.OffsetIndex;
+import io.tideline.store.index.OffsetIndex.OffsetPosition;
+import io.tideline.store.index.TimeIndex;
+import io.tideline.store.index.TimeIndex.TimestampOffset;
+import io.tideline.store.index.TxnIndex;
+import io.tideline.store.record.MemoryRecords;
+import io.tideline.store.record.Record;
+import io.tideline.store.record.RecordBatch;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * One segment: a {@code .log} file and its {@code .index}, {@code .timeindex} and (when needed)
+ * {@code .txnindex}, all named by the base offset. The active segment takes appends; a closed one
+ * is immutable until it is deleted whole.
+ *
+ * <p>Thread-safety: appends, roll, truncation and recovery run under the owning log's lock (single
+ * writer). Reads ({@link #read}, lookups) need no lock: they see data below the file's size, which
+ * moves only after bytes are written.
+ */
+public final class LogSegment implements AutoCloseable {
+    private final Path dir;
+    private final long baseOffset;
+    private final FileRecords log;
+    private final OffsetIndex offsetIndex;
+    private final TimeIndex timeIndex;
+    private final TxnIndex txnIndex;
+    private final int indexIntervalBytes;
+    private final long rollJitterMs;
+    private final long createdMs;
+
+    private volatile long maxTimestampSoFar = RecordBatch.NO_TIMESTAMP;
+    private volatile long offsetOfMaxTimestampSoFar;
+    /** Max timestamp of the first batch: the start of the segment's age for the time roll. */
+    private volatile Optional<Long> rollingBasedTimestamp = Optional.empty();
+    private int bytesSinceLastIndexEntry;
+
+    private LogSegment(Path dir, long baseOffset, FileRecords log, OffsetIndex offsetIndex, TimeIndex timeIndex,
+                       TxnIndex txnIndex, int indexIntervalBytes, long rollJitterMs, long createdMs) {
+        this.dir = dir;
+        this.baseOffset = baseOffset;
+        this.log = log;
+        this.offsetIndex = offsetIndex;
+        this.timeIndex = timeIndex;
+        this.txnIndex = txnIndex;
+        this.indexIntervalBytes = indexIntervalBytes;
+        this.rollJitterMs = rollJitterMs;
+        this.createdMs = createdMs;
+        this.offsetOfMaxTimestampSoFar = baseOffset;
+        TimestampOffset last = timeIndex.lastEntry();
+        if (last.timestamp() >= 0) {
+            maxTimestampSoFar = last.timestamp();
+            offsetOfMaxTimestampSoFar = last.offset();
+        }
+    }
+
+    /**
+     * Opens (or creates) the file set at {@code baseOffset}. The indexes of an active segment are
+     * preallocated to {@code maxIndexSize}; a closed segment's stay at their trimmed size.
+     */
+    public static LogSegment open(Path dir, long baseOffset, int maxIndexSize, int indexIntervalBytes,
+                                  long rollJitterMs, boolean active, Time time) throws IOException {
+        FileRecords log = FileRecords.open(LogFileNames.logFile(dir, baseOffset));
+        OffsetIndex offsetIndex = null;
+        try {
+            offsetIndex = new OffsetIndex(LogFileNames.offsetIndexFile(dir, baseOffset), baseOffset, maxIndexSize, active);
+            TimeIndex timeIndex = new TimeIndex(LogFileNames.timeIndexFile(dir, baseOffset), baseOffset, maxIndexSize, active);
+            TxnIndex txnIndex = new TxnIndex(LogFileNames.txnIndexFile(dir, baseOffset));
+            return new LogSegment(dir, baseOffset, log, offsetIndex, timeIndex, txnIndex, indexIntervalBytes,
+                    rollJitterMs, time.milliseconds());
+        } catch (IOException | RuntimeException e) {
+            if (offsetIndex != null) {
+                offsetIndex.close();
+            }
+            log.close();
+            throw e;
+        }
+    }
+
+    public long baseOffset() {
+        return baseOffset;
+    }
+
+    public int size() {
+        return log.sizeInBytes();
+    }
+
+    public FileRecords log() {
+        return log;
+    }
+
+    public OffsetIndex offsetIndex() {
+        return offsetIndex;
+    }
+
+    public TimeIndex timeIndex() {
+        return timeIndex;
+    }
+
+    public TxnIndex txnIndex() {
+        return txnIndex;
+    }
+
+    public long rollJitterMs() {
+        return rollJitterMs;
+    }
+
+    /** Largest record timestamp in the segment (from its records, never from file times); -1 if empty. */
+    public long maxTimestampSoFar() {
+        return maxTimestampSoFar;
+    }
+
+    public long offsetOfMaxTimestampSoFar() {
+        return offsetOfMaxTimestampSoFar;
+    }
+
+    public boolean canConvertToRelativeOffset(long offset) {
+        long relative = offset - baseOffset;
+        return relative >= 0 && relative <= Integer.MAX_VALUE;
+    }
+
+    /**
+     * Appends batches whose offsets are already assigned. Index entries are added every
+     * {@code index.interval.bytes}: (last offset of the batch, its position) and (max timestamp so
+     * far, its offset).
+     */
+    public void append(MemoryRecords records) throws IOException {
+        if (records.sizeInBytes() == 0) {
+            return;
+        }
+        int physicalPosition = log.sizeInBytes();
+        java.util.List<RecordBatch> batches = records.batches();
+        if (physicalPosition == 0) {
+            rollingBasedTimestamp = Optional.of(batches.get(0).maxTimestamp());
+        }
+        long lastOffset = batches.get(batches.size() - 1).lastOffset();
+        if (!canConvertToRelativeOffset(lastOffset)) {
+            throw new IllegalStateException("offset " + lastOffset + " does not fit in segment " + baseOffset);
+        }
+        log.append(records);
+        for (RecordBatch batch : batches) {
+            if (batch.maxTimestamp() > maxTimestampSoFar) {
+                maxTimestampSoFar = batch.maxTimestamp();
+                offsetOfMaxTimestampSoFar = batch.lastOffset();
+            }
+            if (bytesSinceLastIndexEntry > indexIntervalBytes) {
+                offsetIndex.append(batch.lastOffset(), physicalPosition);
+                timeIndex.maybeAppend(maxTimestampSoFar, offsetOfMaxTimestampSoFar, false);
+                bytesSinceLastIndexEntry = 0;
+            }
+            physicalPosition += batch.sizeInBytes();
+            bytesSinceLastIndexEntry += batch.sizeInBytes();
+        }
+    }
+
+    /**
+     * Whether an append of {@code messagesSize} bytes with these offsets and timestamps must go to a
+     * new segment. The time rule compares record timestamps (the incoming batch's max against the
+     * first batch's), falling back to wall-clock age only for batches without timestamps; it never
+     * rolls an empty segment, and nothing rolls without an append.
+     */
+    public RollReason shouldRoll(RollParams params) {
+        int currentSize = size();
+        if (currentSize > 0 && currentSize > params.segmentBytes() - params.messagesSize()) {
+            return RollReason.SEGMENT_BYTES;
+        }
+        if (currentSize > 0 && timeWaitedForRoll(params.nowMs(), params.maxTimestampInMessages())
+                > params.segmentMs() - rollJitterMs) {
+            return RollReason.SEGMENT_MS;
+        }
+        if (offsetIndex.isFull()) {
+            return RollReason.OFFSET_INDEX_FULL;
+        }
+        if (timeIndex.isFull()) {
+            return RollReason.TIME_INDEX_FULL;
+        }
+        if (!canConvertToRelativeOffset(params.maxOffsetInMessages())) {
+            return RollReason.OFFSET_OVERFLOW;
+        }
+        return RollReason.NONE;
+    }
+
+    private long timeWaitedForRoll(long nowMs, long messageTimestamp) {
+        long first = firstBatchTimestamp();
+        if (first >= 0 && messageTimestamp >= 0) {
+            return messageTimestamp - first;
+        }
+        return nowMs - createdMs;
+    }
+
+    private long firstBatchTimestamp() {
+        Optional<Long> known = rollingBasedTimestamp;
+        if (known.isPresent()) {
+            return known.get();
+        }
+        try {
+            FileBatch first = log.batchAt(0, log.sizeInBytes());
+            long ts = first == null ? RecordBatch.NO_TIMESTAMP : first.maxTimestamp();
+            if (first != null) {
+                rollingBasedTimestamp = Optional.of(ts);
+            }
+            return ts;
+        } catch (IOException e) {
+            return RecordBatch.NO_TIMESTAMP;
+        }
+    }
+
+    /**
+     * Finds the batch holding {@code offset}: the first with last offset >= offset, starting from the
+     * offset index's nearest entry. Null when every batch in the segment is below it.
+     */
+    public FileBatch translateOffset(long offset) throws IOException {
+        OffsetPosition entry = offsetIndex.lookup(offset);
+        return log.searchForOffset(offset, entry.position());
+    }
+
+    /**
+     * Reads whole batches starting with the one that holds {@code startOffset}, at most
+     * {@code maxSize} bytes and never at or past {@code maxPosition}; with {@code minOneMessage} the
+     * first batch is returned whole even if larger than maxSize. Null if the segment has nothing at or
+     * after startOffset.
+     */
+    public RecordsSlice read(long startOffset, int maxSize, int maxPosition, boolean minOneMessage) throws IOException {
+        FileBatch first = translateOffset(startOffset);
+        if (first == null || first.position() >= maxPosition) {
+            return null;
+        }
+        int adjustedMax = minOneMessage ? Math.max(maxSize, first.sizeInBytes()) : maxSize;
+        if (adjustedMax <= 0) {
+            return RecordsSlice.empty();
+        }
+        int limit = Math.min(maxPosition - first.position(), adjustedMax);
+        // Only whole batches are handed out: with minOneMessage the first always fits (maxPosition is a
+        // batch boundary); without it a first batch larger than maxSize yields an empty read.
+        int length = wholeBatchesWithin(first.position(), limit, maxPosition);
+        return length == 0 ? RecordsSlice.empty() : log.slice(first.position(), length);
+    }
+
+    /** Bytes from {@code start} covered by whole batches within {@code limit} bytes. */
+    private int wholeBatchesWithin(int start, int limit, int maxPosition) throws IOException {
+        int position = start;
+        int end = Math.min(maxPosition, start + limit);
+        FileBatch batch;
+        while ((batch = log.batchAt(position, end)) != null) {
+            position += batch.sizeInBytes();
+        }
+        return position - start;
+    }
+
+    /**
+     * The offset after the last batch, found by scanning from the last index entry (cheap: at most
+     * index.interval.bytes of headers), or the base offset when the segment is empty.
+     */
+    public long readNextOffset() throws IOException {
+        int position = offsetIndex.lastEntry().position();
+        int end = log.sizeInBytes();
+        long next = baseOffset;
+        FileBatch batch;
+        while ((batch = log.batchAt(position, end)) != null) {
+            next = batch.lastOffset() + 1;
+            position += batch.sizeInBytes();
+        }
+        return next;
+    }
+
+    /**
+     * The first offset whose timestamp is >= {@code timestamp}, at or after {@code startingOffset}:
+     * time index for the starting point, then batches, then the records of the matching batch.
+     */
+    public Optional<TimestampAndOffset> findOffsetByTimestamp(long timestamp, long startingOffset) throws IOException {
+        TimestampOffset indexEntry = timeIndex.lookup(timestamp);
+        OffsetPosition position = offsetIndex.lookup(Math.max(indexEntry.offset(), startingOffset));
+        int end = log.sizeInBytes();
+        int pos = position.position();
+        FileBatch batch;
+        while ((batch = log.batchAt(pos, end)) != null) {
+            if (batch.maxTimestamp() >= timestamp) {
+                for (Record record : batch.load().records()) {
+                    if (record.timestamp() >= timestamp && record.offset() >= startingOffset) {
+                        return Optional.of(new TimestampAndOffset(record.timestamp(), record.offset(),
+                                batch.partitionLeaderEpoch()));
+                    }
+                }
+            }
+            pos += batch.sizeInBytes();
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Validates every batch (length, magic, CRC, increasing offsets) from the start, truncates at the
+     * first bad one and rebuilds the indexes from what stays. Returns the bytes truncated.
+     */
+    public int recover() throws IOException {
+        offsetIndex.reset();
+        timeIndex.reset();
+        txnIndex.truncateTo(baseOffset);
+        maxTimestampSoFar = RecordBatch.NO_TIMESTAMP;
+        offsetOfMaxTimestampSoFar = baseOffset;
+        rollingBasedTimestamp = Optional.empty();
+        int end = log.sizeInBytes();
+        int validBytes = 0;
+        int lastIndexEntry = 0;
+        long expectedAtLeast = baseOffset;
+        while (true) {
+            FileBatch header;
+            RecordBatch batch;
+            try {
+                header = log.batchAt(validBytes, end);
+                if (header == null) {
+                    break;
+                }
+                batch = header.load();
+                batch.ensureValid();
+            } catch (TidelineException e) {
+                break;
+            }
+            // Offsets must increase and fit the segment; max.message.bytes is not applied here because
+            // a topic's limit may have been lowered after the data was written.
+            if (batch.baseOffset() < expectedAtLeast || !canConvertToRelativeOffset(batch.lastOffset())) {
+                break;
+            }
+            if (batch.maxTimestamp() > maxTimestampSoFar) {
+                maxTimestampSoFar = batch.maxTimestamp();
+                offsetOfMaxTimestampSoFar = batch.lastOffset();
+            }
+            if (validBytes - lastIndexEntry > indexIntervalBytes) {
+                offsetIndex.append(batch.lastOffset(), validBytes);
+                timeIndex.maybeAppend(maxTimestampSoFar, offsetOfMaxTimestampSoFar, false);
+                lastIndexEntry = validBytes;
+            }
+            if (validBytes == 0) {
+                rollingBasedTimestamp = Optional.of(batch.maxTimestamp());
+            }
+            expectedAtLeast = batch.lastOffset() + 1;
+            validBytes += batch.sizeInBytes();
+        }
+        int truncated = log.truncateTo(validBytes);
+        if (maxTimestampSoFar >= 0) {
+            timeIndex.maybeAppend(maxTimestampSoFar, offsetOfMaxTimestampSoFar, true);
+        }
+        bytesSinceLastIndexEntry = validBytes - lastIndexEntry;
+        return truncated;
+    }
+
+    /**
+     * Checks the indexes against the log without reading it all: entries within the file and below
+     * the next offset, and no damaged tail. False means "rebuild from the log".
+     */
+    public boolean indexesLookSane(long nextOffset) throws IOException {
+        if (offsetIndex.invalidTail() || timeIndex.invalidTail()) {
+            return false;
+        }
+        OffsetPosition last = offsetIndex.lastEntry();
+        if (offsetIndex.entries() > 0) {
+            if (last.position() >= size() || last.offset() >= nextOffset) {
+                return false;
+            }
+            // The last entry must name a batch boundary whose batch ends at the entry's offset.
+            FileBatch batch = log.batchAt(last.position(), size());
+            if (batch == null || batch.lastOffset() != last.offset()) {
+                return false;
+            }
+        }
+        TimestampOffset lastTime = timeIndex.lastEntry();
+        return timeIndex.entries() == 0 || lastTime.offset() < nextOffset;
+    }
+
+    /** Removes everything from {@code offset} on; returns the bytes removed. */
+    public int truncateTo(long offset) throws IOException {
+        FileBatch batch = translateOffset(offset);
+        if (batch == null) {
+            return 0;
+        }
+        // A batch is kept or dropped whole; truncation points are batch boundaries.
+        int position = batch.baseOffset() >= offset ? batch.position() : batch.position() + batch.sizeInBytes();
+        offsetIndex.truncateToPosition(position);
+        timeIndex.truncateTo(offset);
+        txnIndex.truncateTo(offset);
+        int removed = log.truncateTo(position);
+        if (log.sizeInBytes() == 0) {
+            rollingBasedTimestamp = Optional.empty();
+        }
+        // Recompute the max timestamp from the time index (entries at or past offset are gone).
+        TimestampOffset last = timeIndex.lastEntry();
+        maxTimestampSoFar = last.timestamp();
+        offsetOfMaxTimestampSoFar = last.timestamp() >= 0 ? last.offset() : baseOffset;
+        bytesSinceLastIndexEntry = log.sizeInBytes() - offsetIndex.lastEntry().position();
+        return removed;
+    }
+
+    /** Called on roll: the final time-index entry (the segment's max timestamp) and trimmed indexes. */
+    public void onBecomeInactiveSegment() throws IOException {
+        if (maxTimestampSoFar >= 0) {
+            timeIndex.maybeAppend(maxTimestampSoFar, offsetOfMaxTimestampSoFar, true);
+        }
+        offsetIndex.trimToValidSize();
+        timeIndex.trimToValidSize();
+        log.flush();
+    }
+
+    /** Makes the indexes of the (new) active segment full-size again after a reopen. */
+    public void resizeIndexes(int maxIndexSize) throws IOException {
+        offsetIndex.resize(maxIndexSize);
+        timeIndex.resize(maxIndexSize);
+    }
+
+    public void flush() throws IOException {
+        log.flush();
+        offsetIndex.flush();
+        timeIndex.flush();
+        txnIndex.flush();
+    }
+
+    /** Renames every file of the set, e.g. from "" to ".deleted". */
+    public void changeFileSuffixes(String oldSuffix, String newSuffix) throws IOException {
+        log.renameTo(LogFileNames.withSuffix(log.file(), oldSuffix, newSuffix));
+        offsetIndex.renameTo(LogFileNames.withSuffix(offsetIndex.file(), oldSuffix, newSuffix));
+        timeIndex.renameTo(LogFileNames.withSuffix(timeIndex.file(), oldSuffix, newSuffix));
+        txnIndex.renameTo(LogFileNames.withSuffix(txnIndex.file(), oldSuffix, newSuffix));
+    }
+
+    public boolean hasSuffix(String suffix) {
+        return log.file().getFileName().toString().endsWith(suffix);
+    }
+
+    /** Closes the segment: indexes unmapped (and trimmed), the log's own channel reference released. */
+    @Override
+    public void close() {
+        try {
+            timeIndex.close();
+            offsetIndex.close();
+            txnIndex.close();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } finally {
+            log.close();
+        }
+    }
+
+    /** Releases files as a crash would: no flush, no index trimming (tests and benchmarks). */
+    public void abandon() {
+        offsetIndex.abandon();
+        timeIndex.abandon();
+        try {
+            txnIndex.close();
+        } catch (IOException ignored) {
+            // nothing to keep: this simulates losing the process
+        }
+        log.close();
+    }
+
+    /**
+     * Unmaps and unlinks every file of the set. The log channel stays open for readers that still
+     * hold a slice; the disk blocks are freed when they close it.
+     */
+    public void closeAndDeleteFiles() throws IOException {
+        offsetIndex.closeAndDelete();
+        timeIndex.closeAndDelete();
+        txnIndex.closeAndDelete();
+        log.close();
+        Files.deleteIfExists(log.file());
+    }
+
+    public Path dir() {
+        return dir;
+    }
+
+    @Override
+    public String toString() {
+        return "LogSegment(baseOffset=" + baseOffset + ", size=" + size() + ", file=" + log.file().getFileName() + ")";
+    }
+
+    public record TimestampAndOffset(long timestamp, long offset, int leaderEpoch) {
+    }
+
+    public record RollParams(int segmentBytes, long segmentMs, long maxTimestampInMessages,
+                             long maxOffsetInMessages, int messagesSize, long nowMs) {
+    }
+
+    public enum RollReason {
+        NONE, SEGMENT_BYTES, SEGMENT_MS, OFFSET_INDEX_FULL, TIME_INDEX_FULL, OFFSET_OVERFLOW
+    }
+}
