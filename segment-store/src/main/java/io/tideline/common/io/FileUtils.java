@@ -19,12 +19,20 @@ public final class FileUtils {
      * reappear under its old name after a crash).
      */
     public static void atomicMoveWithFallback(Path source, Path target) throws IOException {
+        atomicMoveWithoutDirectoryFsync(source, target);
+        fsyncDirectory(target.toAbsolutePath().getParent());
+    }
+
+    /**
+     * The rename alone; the caller fsyncs the directory once after a group of renames (a directory
+     * fsync costs milliseconds on a shared disk, and a retention pass renames thousands of files).
+     */
+    public static void atomicMoveWithoutDirectoryFsync(Path source, Path target) throws IOException {
         try {
             Files.move(source, target, StandardCopyOption.ATOMIC_MOVE);
         } catch (AtomicMoveNotSupportedException e) {
             Files.move(source, target, StandardCopyOption.REPLACE_EXISTING);
         }
-        fsyncDirectory(target.toAbsolutePath().getParent());
     }
 
     /** Flushes a directory's entries (file creations, renames, deletions) to disk. */

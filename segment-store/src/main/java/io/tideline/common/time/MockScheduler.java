@@ -14,6 +14,7 @@ import java.util.PriorityQueue;
 public final class MockScheduler implements Scheduler {
     private final MockTime time;
     private final PriorityQueue<Entry> queue = new PriorityQueue<>();
+    private final List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
     private long sequence;
     private boolean running;
 
@@ -52,10 +53,19 @@ public final class MockScheduler implements Scheduler {
                     }
                     queue.poll();
                 }
-                next.task.run();
+                try {
+                    next.task.run();
+                } catch (RuntimeException | AssertionError e) {
+                    // The Scheduler contract: a failing task is reported and keeps its schedule. Tests
+                    // see the failure through failures() instead of an exception out of advance().
+                    failures.add(e);
+                }
                 synchronized (this) {
                     if (next.periodMs > 0 && !next.cancelled) {
-                        queue.add(new Entry(next.name, next.task, next.dueMs + next.periodMs, next.periodMs, sequence++));
+                        // Re-queue the same entry: the handle returned by schedule() must still cancel it.
+                        next.dueMs += next.periodMs;
+                        next.seq = sequence++;
+                        queue.add(next);
                     }
                 }
             }
@@ -64,6 +74,11 @@ public final class MockScheduler implements Scheduler {
                 running = false;
             }
         }
+    }
+
+    /** Exceptions thrown by tasks so far, oldest first. */
+    public List<Throwable> failures() {
+        return List.copyOf(failures);
     }
 
     public synchronized List<String> pendingTaskNames() {
@@ -77,9 +92,9 @@ public final class MockScheduler implements Scheduler {
     private static final class Entry implements Comparable<Entry> {
         final String name;
         final Runnable task;
-        final long dueMs;
+        long dueMs; // changed only while the entry is out of the queue
         final long periodMs;
-        final long seq;
+        long seq;
         volatile boolean cancelled;
 
         Entry(String name, Runnable task, long dueMs, long periodMs, long seq) {

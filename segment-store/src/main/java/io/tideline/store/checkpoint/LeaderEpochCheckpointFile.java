@@ -28,7 +28,7 @@ import java.util.List;
 public final class LeaderEpochCheckpointFile {
 
     /** The file name inside a partition directory. */
-    public static final String FILE_NAME = "leader-epoch-checkpoint";
+    public static final String FILE_NAME = io.tideline.store.segment.LogFileNames.LEADER_EPOCH_CHECKPOINT;
 
     private static final CheckpointFile.EntryFormat<EpochEntry> FORMAT = new CheckpointFile.EntryFormat<>() {
         @Override

@@ -35,12 +35,7 @@ import java.util.TreeMap;
  */
 public final class OffsetCheckpointFile {
 
-    /** Per log dir: each partition's log start offset (advanced by retention and DeleteRecords). */
-    public static final String LOG_START_OFFSET_CHECKPOINT = "log-start-offset-checkpoint";
-    /** Per log dir: the offset below which each partition's log is known to be flushed and valid. */
-    public static final String RECOVERY_POINT_OFFSET_CHECKPOINT = "recovery-point-offset-checkpoint";
-    /** Per log dir: each partition's high watermark. */
-    public static final String REPLICATION_OFFSET_CHECKPOINT = "replication-offset-checkpoint";
+    // File names (log-start-offset-checkpoint, ...) live with every other name in LogFileNames.
 
     private static final CheckpointFile.EntryFormat<Map.Entry<TopicPartition, Long>> FORMAT =
             new CheckpointFile.EntryFormat<>() {

@@ -51,7 +51,8 @@ public abstract class AbstractIndex implements AutoCloseable {
             // Entries past the valid prefix were never written (the zeros of a preallocated file after
             // an unclean stop) or are damaged; callers decide, via invalidTail(), whether to rebuild.
             int valid = validPrefix(entries);
-            invalidTail = valid < candidates;
+            // A length that is not a whole number of entries is never written by us: damage too.
+            invalidTail = valid < candidates || originalLength % entrySize() != 0;
             entries = valid;
             mmap.position(entries * entrySize());
         }
@@ -214,12 +215,15 @@ public abstract class AbstractIndex implements AutoCloseable {
         }
     }
 
-    /** Renames the file; the mapping stays valid (it refers to the inode, not the name). */
+    /**
+     * Renames the file; the mapping stays valid (it refers to the inode, not the name). The caller
+     * fsyncs the directory (see LogSegment.changeFileSuffixes).
+     */
     public void renameTo(Path target) throws IOException {
         lock.lock();
         try {
             if (Files.exists(file)) {
-                FileUtils.atomicMoveWithFallback(file, target);
+                FileUtils.atomicMoveWithoutDirectoryFsync(file, target);
             }
             file = target;
         } finally {

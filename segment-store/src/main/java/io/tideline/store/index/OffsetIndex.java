@@ -33,7 +33,9 @@ public final class OffsetIndex extends AbstractIndex {
         for (int i = 0; i < candidates; i++) {
             int relative = mmap().getInt(i * ENTRY_SIZE);
             int position = mmap().getInt(i * ENTRY_SIZE + 4);
-            if (relative <= previous || position < previousPosition || relative < 0) {
+            // A zero slot is preallocated space, never an entry: entries are only written after
+            // index.interval.bytes of data, so none points at position 0 (the lookup fallback anyway).
+            if (relative <= previous || position < previousPosition || relative < 0 || position == 0) {
                 return i;
             }
             previous = relative;

@@ -92,9 +92,10 @@ public final class TxnIndex implements AutoCloseable {
         channel().truncate((long) keep * ENTRY_SIZE);
     }
 
+    /** Renames the file; the caller fsyncs the directory (see LogSegment.changeFileSuffixes). */
     public synchronized void renameTo(Path target) throws IOException {
         if (Files.exists(file)) {
-            FileUtils.atomicMoveWithFallback(file, target);
+            FileUtils.atomicMoveWithoutDirectoryFsync(file, target);
         }
         file = target;
     }

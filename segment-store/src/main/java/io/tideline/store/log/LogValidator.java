@@ -4,7 +4,6 @@ import io.tideline.common.errors.Errors;
 import io.tideline.common.errors.TidelineException;
 import io.tideline.store.config.LogConfig;
 import io.tideline.store.record.MemoryRecords;
-import io.tideline.store.record.Record;
 import io.tideline.store.record.RecordBatch;
 import io.tideline.store.record.TimestampType;
 import java.util.List;
@@ -19,14 +18,16 @@ final class LogValidator {
 
     /** Checks shared by leader and follower appends: framing, magic, CRC, sizes. */
     static List<RecordBatch> validateFraming(MemoryRecords records, LogConfig config) {
-        List<RecordBatch> batches = records.batches();
-        if (batches.isEmpty()) {
-            throw new TidelineException(Errors.INVALID_RECORD, "The request holds no record batch");
-        }
+        // Truncation first: a request holding only part of a batch is a torn batch (CORRUPT_MESSAGE),
+        // not an empty request.
         int validBytes = records.validBytes();
         if (validBytes != records.sizeInBytes()) {
             throw new TidelineException(Errors.CORRUPT_MESSAGE, (records.sizeInBytes() - validBytes)
                     + " bytes after the last whole batch: the request is truncated");
+        }
+        List<RecordBatch> batches = records.batches();
+        if (batches.isEmpty()) {
+            throw new TidelineException(Errors.INVALID_RECORD, "The request holds no record batch");
         }
         if (records.sizeInBytes() > config.segmentBytes()) {
             throw new TidelineException(Errors.RECORD_TOO_LARGE, "The request of " + records.sizeInBytes()
@@ -58,24 +59,17 @@ final class LogValidator {
             if (batch.isControlBatch()) {
                 throw new TidelineException(Errors.INVALID_RECORD, "Clients may not write control batches");
             }
-            List<Record> decoded = batch.records();
-            if (decoded.isEmpty() || batch.recordCount() != batch.lastOffsetDelta() + 1) {
+            // Walks the records without copying keys and values (the walk is most of the validation cost).
+            RecordChecks checks = new RecordChecks();
+            batch.forEachRecord(checks);
+            if (batch.recordCount() == 0 || batch.recordCount() != batch.lastOffsetDelta() + 1) {
                 throw new TidelineException(Errors.INVALID_RECORD, "A batch must hold records whose count ("
                         + batch.recordCount() + ") matches lastOffsetDelta + 1 (" + (batch.lastOffsetDelta() + 1) + ")");
             }
-            long batchMax = RecordBatch.NO_TIMESTAMP;
-            for (int i = 0; i < decoded.size(); i++) {
-                Record record = decoded.get(i);
-                if (record.offset() - batch.baseOffset() != i) {
-                    throw new TidelineException(Errors.INVALID_RECORD,
-                            "Record offset deltas inside a batch must be 0, 1, 2, ...; found " + (record.offset() - batch.baseOffset())
-                                    + " at position " + i);
-                }
-                if (record.timestamp() < RecordBatch.NO_TIMESTAMP) {
-                    throw new TidelineException(Errors.INVALID_TIMESTAMP, "Record timestamp " + record.timestamp() + " is negative");
-                }
-                batchMax = Math.max(batchMax, record.timestamp());
+            if (checks.firstViolation != null) {
+                throw checks.firstViolation;
             }
+            long batchMax = checks.maxTimestamp;
             batch.setBaseOffset(nextOffset);
             batch.setPartitionLeaderEpoch(leaderEpoch);
             if (config.logAppendTime()) {
@@ -88,11 +82,36 @@ final class LogValidator {
                 maxTimestamp = batchMax;
                 offsetOfMaxTimestamp = batch.lastOffset();
             }
-            numRecords += decoded.size();
+            numRecords += batch.recordCount();
             nextOffset = batch.lastOffset() + 1;
         }
         return new LogAppendInfo(firstOffset, nextOffset - 1, maxTimestamp, offsetOfMaxTimestamp,
                 config.logAppendTime() ? nowMs : -1L, logStartOffset, numRecords, records.sizeInBytes());
+    }
+
+    /**
+     * Per-record rules of the leader path, collected during one walk: offset deltas 0, 1, 2, ... and no
+     * timestamp below -1. The first violation is kept and thrown after the walk, so that a batch that
+     * is also malformed further on fails with CORRUPT_MESSAGE first, as when the records were decoded.
+     */
+    private static final class RecordChecks implements RecordBatch.RecordVisitor {
+        private int index;
+        private long maxTimestamp = RecordBatch.NO_TIMESTAMP;
+        private TidelineException firstViolation;
+
+        @Override
+        public void accept(int offsetDelta, long timestamp) {
+            if (firstViolation == null) {
+                if (offsetDelta != index) {
+                    firstViolation = new TidelineException(Errors.INVALID_RECORD,
+                            "Record offset deltas inside a batch must be 0, 1, 2, ...; found " + offsetDelta + " at position " + index);
+                } else if (timestamp < RecordBatch.NO_TIMESTAMP) {
+                    firstViolation = new TidelineException(Errors.INVALID_TIMESTAMP, "Record timestamp " + timestamp + " is negative");
+                }
+            }
+            maxTimestamp = Math.max(maxTimestamp, timestamp);
+            index++;
+        }
     }
 
     /**

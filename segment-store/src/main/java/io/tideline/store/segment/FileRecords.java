@@ -174,8 +174,9 @@ public final class FileRecords implements AutoCloseable {
         return null;
     }
 
+    /** Renames the file; the caller fsyncs the directory (see {@link LogSegment#changeFileSuffixes}). */
     public void renameTo(Path target) throws IOException {
-        FileUtils.atomicMoveWithFallback(file, target);
+        FileUtils.atomicMoveWithoutDirectoryFsync(file, target);
         file = target;
     }
 

@@ -1,6 +1,7 @@
 package io.tideline.store.segment;
 
 import io.tideline.common.errors.TidelineException;
+import io.tideline.common.io.FileUtils;
 import io.tideline.common.time.Time;
 import io.tideline.store.index.OffsetIndex;
 import io.tideline.store.index.OffsetIndex.OffsetPosition;
@@ -217,7 +218,30 @@ public final class LogSegment implements AutoCloseable {
      */
     public FileBatch translateOffset(long offset) throws IOException {
         OffsetPosition entry = offsetIndex.lookup(offset);
-        return log.searchForOffset(offset, entry.position());
+        if (entry.position() == 0) {
+            return log.searchForOffset(offset, 0);
+        }
+        try {
+            FileBatch found = log.searchForOffset(offset, entry.position());
+            // Batches follow each other without gaps, so the batch holding an offset at or above the
+            // segment's first batch never starts above it. One that does (or an unreadable header)
+            // means the index entry did not name a batch boundary: scan from the start instead of
+            // returning the wrong records.
+            if (found == null || found.baseOffset() <= offset || offset < firstBatchBaseOffset()) {
+                return found;
+            }
+        } catch (TidelineException e) {
+            // a damaged entry pointing into the middle of a batch: fall through to the full scan
+        }
+        org.slf4j.LoggerFactory.getLogger(LogSegment.class).warn(
+                "Offset index entry {} of {} does not name a batch boundary; scanning the segment instead",
+                entry, offsetIndex.file());
+        return log.searchForOffset(offset, 0);
+    }
+
+    private long firstBatchBaseOffset() throws IOException {
+        FileBatch first = log.batchAt(0, log.sizeInBytes());
+        return first == null ? baseOffset : first.baseOffset();
     }
 
     /**
@@ -300,6 +324,10 @@ public final class LogSegment implements AutoCloseable {
     public int recover() throws IOException {
         offsetIndex.reset();
         timeIndex.reset();
+        // A closed segment's indexes were trimmed to their entries; give the rebuild room (the time
+        // index keeps a slot in reserve, so the same entries would not fit again) and trim below.
+        offsetIndex.resize(offsetIndex.maxIndexSize());
+        timeIndex.resize(timeIndex.maxIndexSize());
         txnIndex.truncateTo(baseOffset);
         maxTimestampSoFar = RecordBatch.NO_TIMESTAMP;
         offsetOfMaxTimestampSoFar = baseOffset;
@@ -345,6 +373,8 @@ public final class LogSegment implements AutoCloseable {
         if (maxTimestampSoFar >= 0) {
             timeIndex.maybeAppend(maxTimestampSoFar, offsetOfMaxTimestampSoFar, true);
         }
+        offsetIndex.trimToValidSize(); // the loader resizes the active segment's indexes afterwards
+        timeIndex.trimToValidSize();
         bytesSinceLastIndexEntry = validBytes - lastIndexEntry;
         return truncated;
     }
@@ -418,12 +448,23 @@ public final class LogSegment implements AutoCloseable {
         txnIndex.flush();
     }
 
-    /** Renames every file of the set, e.g. from "" to ".deleted". */
+    /** Renames every file of the set, e.g. from "" to ".deleted", then fsyncs the directory once. */
     public void changeFileSuffixes(String oldSuffix, String newSuffix) throws IOException {
+        changeFileSuffixes(oldSuffix, newSuffix, true);
+    }
+
+    /**
+     * Renames every file of the set; with {@code fsyncDirectory} false the caller fsyncs the directory
+     * after renaming a group of segments (one fsync per retention pass instead of one per file).
+     */
+    public void changeFileSuffixes(String oldSuffix, String newSuffix, boolean fsyncDirectory) throws IOException {
         log.renameTo(LogFileNames.withSuffix(log.file(), oldSuffix, newSuffix));
         offsetIndex.renameTo(LogFileNames.withSuffix(offsetIndex.file(), oldSuffix, newSuffix));
         timeIndex.renameTo(LogFileNames.withSuffix(timeIndex.file(), oldSuffix, newSuffix));
         txnIndex.renameTo(LogFileNames.withSuffix(txnIndex.file(), oldSuffix, newSuffix));
+        if (fsyncDirectory) {
+            FileUtils.fsyncDirectory(log.file().toAbsolutePath().getParent());
+        }
     }
 
     public boolean hasSuffix(String suffix) {
@@ -434,6 +475,12 @@ public final class LogSegment implements AutoCloseable {
     @Override
     public void close() {
         try {
+            // The segment's max timestamp is reloaded from the time index's last entry on a clean open;
+            // without this entry a segment closed while active would come back with none (or an older
+            // one) and time retention would delete it early.
+            if (maxTimestampSoFar >= 0) {
+                timeIndex.maybeAppend(maxTimestampSoFar, offsetOfMaxTimestampSoFar, true);
+            }
             timeIndex.close();
             offsetIndex.close();
             txnIndex.close();

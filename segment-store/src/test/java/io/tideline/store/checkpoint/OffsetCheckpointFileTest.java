@@ -26,7 +26,7 @@ class OffsetCheckpointFileTest {
     Path dir;
 
     private Path file() {
-        return dir.resolve(OffsetCheckpointFile.RECOVERY_POINT_OFFSET_CHECKPOINT);
+        return dir.resolve(io.tideline.store.segment.LogFileNames.RECOVERY_POINT_CHECKPOINT);
     }
 
     private void writeRaw(String text) throws IOException {

@@ -1,0 +1,57 @@
+package io.tideline.store.arch;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The store's layering, checked on the compiled classes: dependencies point one way
+ * (common <- record, index <- segment <- retention, log <- manager <- tools) and the store knows
+ * nothing of networking, consensus or brokers.
+ */
+class DependencyRulesTest {
+    private static JavaClasses classes;
+
+    @BeforeAll
+    static void importClasses() {
+        classes = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importPackages("io.tideline");
+    }
+
+    @Test
+    void commonDependsOnNothingOfTheStore() {
+        noClasses().that().resideInAPackage("io.tideline.common..")
+                .should().dependOnClassesThat().resideInAPackage("io.tideline.store..")
+                .check(classes);
+    }
+
+    @Test
+    void storePackagesHaveNoCycles() {
+        slices().matching("io.tideline.store.(*)..").should().beFreeOfCycles().check(classes);
+    }
+
+    @Test
+    void lowerLayersDoNotReachUp() {
+        noClasses().that().resideInAnyPackage("io.tideline.store.record..", "io.tideline.store.index..",
+                        "io.tideline.store.segment..", "io.tideline.store.retention..", "io.tideline.store.log..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.tideline.store.manager..", "io.tideline.store.tools..")
+                .check(classes);
+        noClasses().that().resideInAnyPackage("io.tideline.store.record..", "io.tideline.store.index..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.tideline.store.segment..", "io.tideline.store.log..")
+                .check(classes);
+    }
+
+    @Test
+    void storeKnowsNothingOfNetworkConsensusOrBrokers() {
+        noClasses().that().resideInAPackage("io.tideline..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.grpc..", "org.apache.ratis..",
+                        "io.tideline.replication..", "io.tideline.node..", "org.apache.kafka..")
+                .check(classes);
+    }
+}
