@@ -72,6 +72,17 @@ public final class OffsetIndex extends AbstractIndex {
         });
     }
 
+    /**
+     * The entry with the largest position <= {@code position}, or (baseOffset, 0) when there is none.
+     * Positions increase with offsets, so entries are sorted by both.
+     */
+    public OffsetPosition lookupByPosition(int position) {
+        return withLock(() -> {
+            int slot = largestLowerBound(position, i -> mmap().getInt(i * ENTRY_SIZE + 4));
+            return slot < 0 ? new OffsetPosition(baseOffset(), 0) : entryUnlocked(slot);
+        });
+    }
+
     public OffsetPosition entry(int n) {
         return withLock(() -> {
             if (n < 0 || n >= entriesUnlocked()) {

@@ -266,10 +266,15 @@ public final class LogSegment implements AutoCloseable {
         return length == 0 ? RecordsSlice.empty() : log.slice(first.position(), length);
     }
 
-    /** Bytes from {@code start} covered by whole batches within {@code limit} bytes. */
+    /**
+     * Bytes from {@code start} covered by whole batches within {@code limit} bytes. The offset index
+     * names batch starts every index.interval.bytes, so the walk over batch headers (one small read
+     * each) starts from the last indexed batch before the limit instead of from {@code start}.
+     */
     private int wholeBatchesWithin(int start, int limit, int maxPosition) throws IOException {
-        int position = start;
         int end = Math.min(maxPosition, start + limit);
+        int indexed = offsetIndex.lookupByPosition(end).position();
+        int position = indexed > start && indexed <= end ? indexed : start;
         FileBatch batch;
         while ((batch = log.batchAt(position, end)) != null) {
             position += batch.sizeInBytes();

@@ -1,0 +1,664 @@
+package io.tideline.store.tools;
+
+import io.tideline.common.io.FileUtils;
+import io.tideline.common.time.MockScheduler;
+import io.tideline.common.time.MockTime;
+import io.tideline.common.time.Time;
+import io.tideline.store.config.LogConfig;
+import io.tideline.store.log.FetchDataInfo;
+import io.tideline.store.log.Log;
+import io.tideline.store.record.MemoryRecords;
+import io.tideline.store.record.RecordBatch;
+import io.tideline.store.record.RecordBatchBuilder;
+import io.tideline.store.retention.SegmentDeleter;
+import io.tideline.store.segment.LogFileNames;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code tideline bench-storage}: measures the store against the file system it sits on, in one run.
+ *
+ * <ul>
+ *   <li>append: N records of S random (fixed-seed, incompressible) bytes in batches of B, built before
+ *       the clock starts, through {@link Log#appendAsLeader}; next to it a plain {@link FileChannel}
+ *       writing the same serialized batches, one write per batch. Both are timed twice: until the last
+ *       write returns (page cache) and until one fsync at the end returns (on disk). The ratios
+ *       append/raw are the figures that matter: the store's overhead over the bytes it has to write
+ *       anyway, with and without the disk in the measurement.</li>
+ *   <li>sequential read of the whole log with {@link Log#read} (1 MiB per read, copied into memory, batch
+ *       headers walked to find the next offset) next to a plain sequential read of the raw file.</li>
+ *   <li>one retention pass over a log of 10,000 one-batch segments: a pass that deletes nothing, then one
+ *       that finds all closed segments expired (the mock clock moved past retention.ms), then the unlink
+ *       after file.delete.delay.ms.</li>
+ *   <li>recovery: 1 GiB written through a log, the process "crashes" ({@link Log#abandon()}), and the
+ *       reopen with no clean-shutdown marker and recovery point 0 validates every batch.</li>
+ * </ul>
+ *
+ * Output: a table for people, then one {@code RESULT bench-storage key=value ...} line for scripts.
+ * Bad arguments or an unusable directory: one line on stderr, exit code 2.
+ */
+@Command(name = "bench-storage", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Measures append, sequential read, retention and recovery of the segment store, "
+                + "each next to a plain FileChannel doing the same I/O where there is one.")
+public final class StorageBenchmark {
+    static final String SUMMARY_PREFIX = "RESULT bench-storage";
+    private static final int READ_BYTES = 1024 * 1024;
+    private static final long SEED = 42L;
+    private static final long RETENTION_MS = 60 * 60 * 1000L;
+    private static final long FILE_DELETE_DELAY_MS = 60_000L;
+    private static final double MB = 1_000_000.0;
+
+    @Option(names = "--dir", required = true, paramLabel = "D",
+            description = "Directory to work in; created if missing, must be empty. Removed at the end unless --keep.")
+    Path dir;
+
+    @Option(names = "--records", paramLabel = "N", defaultValue = "2000000", description = "Records to append (default ${DEFAULT-VALUE}).")
+    int records;
+
+    @Option(names = "--record-size", paramLabel = "S", defaultValue = "100", description = "Value bytes per record (default ${DEFAULT-VALUE}).")
+    int recordSize;
+
+    @Option(names = "--batch-size", paramLabel = "B", defaultValue = "100", description = "Records per batch (default ${DEFAULT-VALUE}).")
+    int batchSize;
+
+    @Option(names = "--segment-bytes", paramLabel = "X", defaultValue = "" + LogConfig.SEGMENT_BYTES_DEFAULT,
+            description = "segment.bytes of the append and recovery logs (default ${DEFAULT-VALUE}).")
+    int segmentBytes;
+
+    @Option(names = "--recovery-bytes", paramLabel = "BYTES", defaultValue = "1073741824",
+            description = "Bytes written before the simulated crash (default ${DEFAULT-VALUE}, 1 GiB).")
+    long recoveryBytes;
+
+
+    @Option(names = "--keep", description = "Keep the directory for inspection.")
+    boolean keep;
+
+    @Option(names = "--rounds", defaultValue = "3",
+            description = "Alternating rounds of append/raw write and read/raw read; the best of each side is reported (default 3).")
+    int rounds;
+
+    @Option(names = "--retention-segments", hidden = true, defaultValue = "10000")
+    int retentionSegments;
+
+    @Option(names = "--warmup-records", hidden = true, defaultValue = "200000",
+            description = "Records of the untimed warm-up round (capped at --records).")
+    int warmupRecords;
+
+    public static void main(String[] args) {
+        quietLogging();
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /** Parses, runs and reports; returns the exit code (0 ok, 1 the run failed, 2 bad arguments or directory). */
+    public static int run(String[] args, PrintStream out, PrintStream err) {
+        StorageBenchmark bench = new StorageBenchmark();
+        CommandLine cli = new CommandLine(bench);
+        try {
+            cli.parseArgs(args);
+        } catch (CommandLine.ParameterException e) {
+            err.println("bench-storage: " + e.getMessage());
+            return 2;
+        }
+        if (cli.isUsageHelpRequested()) {
+            cli.usage(out);
+            return 0;
+        }
+        if (cli.isVersionHelpRequested()) {
+            out.println("tideline bench-storage");
+            return 0;
+        }
+        String invalid = bench.validate();
+        if (invalid != null) {
+            err.println("bench-storage: " + invalid);
+            return 2;
+        }
+        boolean created;
+        try {
+            created = prepareDirectory(bench.dir);
+        } catch (IOException | RuntimeException e) {
+            err.println("bench-storage: cannot use --dir " + bench.dir + ": " + describe(e));
+            return 2;
+        }
+        try {
+            bench.execute(out);
+            return 0;
+        } catch (IOException | RuntimeException e) {
+            err.println("bench-storage: failed: " + describe(e));
+            return 1;
+        } finally {
+            if (!bench.keep) {
+                bench.cleanUp(created, err);
+            } else {
+                out.println("kept " + bench.dir.toAbsolutePath());
+            }
+        }
+    }
+
+    private String validate() {
+        if (records < 1) {
+            return "--records must be at least 1, got " + records;
+        }
+        if (recordSize < 0) {
+            return "--record-size must not be negative, got " + recordSize;
+        }
+        if (batchSize < 1) {
+            return "--batch-size must be at least 1, got " + batchSize;
+        }
+        if (segmentBytes < 1024) {
+            return "--segment-bytes must be at least 1024, got " + segmentBytes;
+        }
+        // An upper bound on one batch: header plus, per record, the value and at most 21 bytes of framing.
+        long batchBytes = RecordBatch.RECORDS_OFFSET + (long) Math.min(batchSize, records) * (recordSize + 21L);
+        if (batchBytes > segmentBytes) {
+            return "a batch of " + batchSize + " records of " + recordSize + " bytes does not fit in --segment-bytes " + segmentBytes;
+        }
+        if (recoveryBytes < 1) {
+            return "--recovery-bytes must be at least 1, got " + recoveryBytes;
+        }
+        if (retentionSegments < 2) {
+            return "--retention-segments must be at least 2, got " + retentionSegments;
+        }
+        if (rounds < 1) {
+            return "--rounds must be at least 1, got " + rounds;
+        }
+        if (warmupRecords < 0) {
+            return "--warmup-records must not be negative, got " + warmupRecords;
+        }
+        return null;
+    }
+
+    /** Creates the directory if needed and proves it writable; refuses a non-empty one. True if created. */
+    private static boolean prepareDirectory(Path dir) throws IOException {
+        boolean created = !Files.exists(dir);
+        if (!created) {
+            if (!Files.isDirectory(dir)) {
+                throw new IOException("not a directory");
+            }
+            try (Stream<Path> children = Files.list(dir)) {
+                if (children.findAny().isPresent()) {
+                    throw new IOException("not empty (give a new or empty directory; it is removed at the end)");
+                }
+            }
+        }
+        Files.createDirectories(dir);
+        Path probe = dir.resolve(".write-probe");
+        Files.write(probe, new byte[] {1});
+        Files.delete(probe);
+        return created;
+    }
+
+    private void cleanUp(boolean created, PrintStream err) {
+        try {
+            if (created) {
+                FileUtils.deleteRecursively(dir);
+            } else {
+                try (Stream<Path> children = Files.list(dir)) {
+                    for (Path child : (Iterable<Path>) children::iterator) {
+                        FileUtils.deleteRecursively(child);
+                    }
+                }
+            }
+        } catch (IOException | UncheckedIOException e) {
+            err.println("bench-storage: could not remove " + dir + ": " + describe(e));
+        }
+    }
+
+    // ---------------------------------------------------------------- the run
+
+    private void execute(PrintStream out) throws IOException {
+        long timestamp = System.currentTimeMillis();
+        out.printf(Locale.ROOT, "bench-storage: %,d records of %d bytes in batches of %d, segment.bytes %,d, dir %s%n",
+                records, recordSize, batchSize, segmentBytes, dir.toAbsolutePath());
+        out.printf(Locale.ROOT, "writes timed twice: into the page cache, and until one fsync at the end returns (on disk); "
+                + "MB = 10^6 bytes; Java %s, %d cores, max heap %d MiB%n",
+                System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(),
+                Runtime.getRuntime().maxMemory() >> 20);
+        out.println("append/read figures: best of " + rounds + " alternating rounds of store and raw file");
+        out.flush();
+
+        int warmup = Math.min(warmupRecords, records);
+        if (warmup > 0) {
+            // JIT warm-up: the same code paths on fewer bytes, timings thrown away.
+            List<MemoryRecords> warmBatches = buildBatches(warmup, timestamp);
+            long warmBytes = 0;
+            for (MemoryRecords batch : warmBatches) {
+                warmBytes += batch.sizeInBytes();
+            }
+            Path warmDir = dir.resolve("warmup");
+            compare(warmDir, warmBatches, warmup, warmBytes);
+            FileUtils.deleteRecursively(warmDir);
+        }
+
+        Map<String, String> summary = new LinkedHashMap<>();
+        summary.put("records", Integer.toString(records));
+        summary.put("record_size", Integer.toString(recordSize));
+        summary.put("batch_size", Integer.toString(batchSize));
+
+        List<MemoryRecords> batches = buildBatches(records, timestamp);
+        long bytes = 0;
+        for (MemoryRecords batch : batches) {
+            bytes += batch.sizeInBytes();
+        }
+        summary.put("bytes", Long.toString(bytes));
+        out.printf(Locale.ROOT, "%,d batches, %,d bytes (%.1f MB)%n%n", batches.size(), bytes, bytes / MB);
+        out.printf(Locale.ROOT, "%-44s %14s %10s %12s%n", "measurement", "records/s", "MB/s", "time");
+        out.flush();
+
+        Comparison best = compare(dir, batches, records, bytes);
+        row(out, "append (Log.appendAsLeader, " + best.segments() + " segment(s))", records, bytes,
+                best.append().pageCacheNs());
+        row(out, "raw write (FileChannel, 1 write per batch)", records, bytes, best.rawWrite().pageCacheNs());
+        double appendToRaw = (double) best.rawWrite().pageCacheNs() / best.append().pageCacheNs();
+        ratioRow(out, "append / raw write (page cache)", appendToRaw);
+        row(out, "append + fsync at the end (on disk)", records, bytes, best.append().durableNs());
+        row(out, "raw write + fsync at the end (on disk)", records, bytes, best.rawWrite().durableNs());
+        double durableToRaw = (double) best.rawWrite().durableNs() / best.append().durableNs();
+        ratioRow(out, "append / raw write (on disk)", durableToRaw);
+        row(out, "sequential read (Log.read, 1 MiB per read)", records, bytes, best.readNs());
+        row(out, "raw read (FileChannel, 1 MiB per read)", -1, bytes, best.rawReadNs());
+        double readToRaw = (double) best.rawReadNs() / best.readNs();
+        ratioRow(out, "read / raw read", readToRaw);
+        summary.put("append_records_per_s", rate(records, best.append().pageCacheNs()));
+        summary.put("append_mb_per_s", rate(bytes / MB, best.append().pageCacheNs()));
+        summary.put("raw_write_mb_per_s", rate(bytes / MB, best.rawWrite().pageCacheNs()));
+        summary.put("append_to_raw", fixed(appendToRaw, 3));
+        summary.put("append_durable_mb_per_s", rate(bytes / MB, best.append().durableNs()));
+        summary.put("raw_write_durable_mb_per_s", rate(bytes / MB, best.rawWrite().durableNs()));
+        summary.put("append_to_raw_durable", fixed(durableToRaw, 3));
+        summary.put("read_records_per_s", rate(records, best.readNs()));
+        summary.put("read_mb_per_s", rate(bytes / MB, best.readNs()));
+        summary.put("raw_read_mb_per_s", rate(bytes / MB, best.rawReadNs()));
+        summary.put("read_to_raw", fixed(readToRaw, 3));
+
+        retention(out, summary, timestamp);
+        recovery(out, summary, batches);
+
+        out.println();
+        StringBuilder line = new StringBuilder(SUMMARY_PREFIX);
+        summary.forEach((k, v) -> line.append(' ').append(k).append('=').append(v));
+        out.println(line);
+        out.flush();
+    }
+
+    /** Best times of the store and of the plain file doing the same I/O; see {@link #compare}. */
+    private record Comparison(WriteTimes append, WriteTimes rawWrite, long readNs, long rawReadNs, int segments) {
+    }
+
+    /**
+     * Runs {@code rounds} rounds; each appends the batches to a fresh log and writes them to a fresh
+     * plain file, then reads both back, alternating which side goes first from round to round, and
+     * keeps the best time of each side. Phases last a few hundred milliseconds, so a single one is at
+     * the mercy of write-back from the previous phase or a neighbour on the shared disk; the best of
+     * several alternating rounds gives both sides the same chances.
+     */
+    private Comparison compare(Path base, List<MemoryRecords> batches, long expectedRecords, long expectedBytes)
+            throws IOException {
+        Files.createDirectories(base);
+        MockScheduler scheduler = new MockScheduler(new MockTime());
+        WriteTimes bestAppend = null;
+        WriteTimes bestRaw = null;
+        long bestRead = Long.MAX_VALUE;
+        long bestRawRead = Long.MAX_VALUE;
+        int segments = 0;
+        for (int round = 0; round < rounds; round++) {
+            Path rawFile = base.resolve("raw-write-" + round + ".bin");
+            try (Log log = openLog(base.resolve("append-" + round), segmentBytes, Time.SYSTEM, scheduler)) {
+                boolean rawFirst = round % 2 == 0;
+                WriteTimes raw = null;
+                WriteTimes append;
+                if (rawFirst) {
+                    settle();
+                    raw = rawWrite(rawFile, batches);
+                }
+                settle();
+                append = appendAll(log, batches);
+                if (!rawFirst) {
+                    settle();
+                    raw = rawWrite(rawFile, batches);
+                }
+                settle();
+                long read = rawFirst ? readAll(log, expectedRecords, expectedBytes) : -1;
+                settle();
+                long rawRead = rawRead(rawFile);
+                if (!rawFirst) {
+                    settle();
+                    read = readAll(log, expectedRecords, expectedBytes);
+                }
+                bestAppend = bestAppend == null ? append : bestAppend.best(append);
+                bestRaw = bestRaw == null ? raw : bestRaw.best(raw);
+                bestRead = Math.min(bestRead, read);
+                bestRawRead = Math.min(bestRawRead, rawRead);
+                segments = log.numberOfSegments();
+            }
+            if (round < rounds - 1) {
+                // Each round's files go before the next, so the page cache and the disk start alike;
+                // the last round's stay for --keep.
+                FileUtils.deleteRecursively(base.resolve("append-" + round));
+                Files.deleteIfExists(rawFile);
+            }
+        }
+        return new Comparison(bestAppend, bestRaw, bestRead, bestRawRead, segments);
+    }
+
+    private List<MemoryRecords> buildBatches(int count, long timestamp) {
+        Random random = new Random(SEED);
+        List<MemoryRecords> batches = new ArrayList<>(count / batchSize + 1);
+        for (int built = 0; built < count; ) {
+            int n = Math.min(batchSize, count - built);
+            RecordBatchBuilder builder = new RecordBatchBuilder(0L);
+            for (int i = 0; i < n; i++) {
+                byte[] value = new byte[recordSize];
+                random.nextBytes(value);
+                builder.append(timestamp, null, value);
+            }
+            batches.add(builder.buildRecords());
+            built += n;
+        }
+        return batches;
+    }
+
+    /**
+     * Collects garbage before a timed phase, so that the prebuilt batches are already promoted and a
+     * phase is not charged for copying the benchmark's own data (several 100 ms pauses otherwise).
+     */
+    private static void settle() {
+        System.gc();
+    }
+
+    private static Log openLog(Path logDir, int segmentBytes, Time time, MockScheduler scheduler) throws IOException {
+        LogConfig config = LogConfig.fromMap(Map.of(
+                LogConfig.SEGMENT_BYTES_CONFIG, segmentBytes,
+                LogConfig.MAX_MESSAGE_BYTES_CONFIG, segmentBytes,
+                LogConfig.RETENTION_MS_CONFIG, -1L));
+        return Log.open(logDir, config, time, new Random(SEED), new SegmentDeleter(scheduler), 0L, 0L, -1L, true);
+    }
+
+    /**
+     * Appends every batch (one call each), then flushes; returns the time until the last append
+     * returned (page cache) and until the flush returned (on disk).
+     */
+    private WriteTimes appendAll(Log log, List<MemoryRecords> batches) {
+        long start = System.nanoTime();
+        for (MemoryRecords batch : batches) {
+            log.appendAsLeader(batch, 0);
+        }
+        long written = System.nanoTime();
+        log.flush();
+        return new WriteTimes(written - start, System.nanoTime() - start);
+    }
+
+    /** Nanoseconds to write into the page cache, and to have the same bytes on disk (one fsync at the end). */
+    private record WriteTimes(long pageCacheNs, long durableNs) {
+        WriteTimes best(WriteTimes other) {
+            return new WriteTimes(Math.min(pageCacheNs, other.pageCacheNs), Math.min(durableNs, other.durableNs));
+        }
+    }
+
+    /** Writes the same serialized batches to a plain file, one write per batch, then fsyncs it once. */
+    private static WriteTimes rawWrite(Path file, List<MemoryRecords> batches) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            long start = System.nanoTime();
+            for (MemoryRecords batch : batches) {
+                ByteBuffer buffer = batch.buffer();
+                while (buffer.hasRemaining()) {
+                    channel.write(buffer);
+                }
+            }
+            long written = System.nanoTime();
+            channel.force(true);
+            return new WriteTimes(written - start, System.nanoTime() - start);
+        }
+    }
+
+    /** Reads the whole log front to back, checking it saw everything; returns nanoseconds. */
+    private static long readAll(Log log, long expectedRecords, long expectedBytes) throws IOException {
+        long offset = log.logStartOffset();
+        long end = log.logEndOffset();
+        long records = 0;
+        long bytes = 0;
+        long start = System.nanoTime();
+        while (offset < end) {
+            try (FetchDataInfo fetch = log.read(offset, READ_BYTES, end, true)) {
+                MemoryRecords data = fetch.records().toMemoryRecords();
+                for (RecordBatch batch : data.batches()) {
+                    if (batch.nextOffset() <= offset) {
+                        continue; // only whole batches are read; never count one twice
+                    }
+                    records += batch.recordCount();
+                    bytes += batch.sizeInBytes();
+                    offset = batch.nextOffset();
+                }
+            }
+        }
+        long elapsed = System.nanoTime() - start;
+        if (records != expectedRecords || bytes != expectedBytes) {
+            throw new IllegalStateException("the read saw " + records + " records / " + bytes + " bytes, expected "
+                    + expectedRecords + " / " + expectedBytes);
+        }
+        return elapsed;
+    }
+
+    /** Reads a file front to back in 1 MiB reads into one buffer; returns nanoseconds. */
+    private static long rawRead(Path file) throws IOException {
+        ByteBuffer buffer = ByteBuffer.allocate(READ_BYTES);
+        long sink = 0;
+        long start = System.nanoTime();
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            while (channel.read(buffer) > 0) {
+                buffer.flip();
+                sink += buffer.get(0);
+                buffer.clear();
+            }
+        }
+        long elapsed = System.nanoTime() - start;
+        return sink == Long.MIN_VALUE ? elapsed + 1 : elapsed; // keeps the reads observable
+    }
+
+    // ---------------------------------------------------------------- retention
+
+    private void retention(PrintStream out, Map<String, String> summary, long timestamp) throws IOException {
+        Path logDir = dir.resolve("retention-0");
+        writeOneBatchSegments(logDir, retentionSegments, timestamp);
+        MockTime time = new MockTime(timestamp + 1000);
+        MockScheduler scheduler = new MockScheduler(time);
+        LogConfig config = LogConfig.fromMap(Map.of(
+                LogConfig.SEGMENT_BYTES_CONFIG, 1024,
+                LogConfig.RETENTION_MS_CONFIG, RETENTION_MS,
+                LogConfig.FILE_DELETE_DELAY_MS_CONFIG, FILE_DELETE_DELAY_MS));
+        long openStart = System.nanoTime();
+        Log log = Log.open(logDir, config, time, new Random(SEED), new SegmentDeleter(scheduler), 0L,
+                retentionSegments, -1L, true);
+        long openNs = System.nanoTime() - openStart;
+        try {
+            if (log.numberOfSegments() != retentionSegments) {
+                throw new IllegalStateException("the retention log has " + log.numberOfSegments() + " segments, expected "
+                        + retentionSegments);
+            }
+            long noopStart = System.nanoTime();
+            int keptAll = log.deleteOldSegments();
+            long noopNs = System.nanoTime() - noopStart;
+            if (keptAll != 0) {
+                throw new IllegalStateException("a pass inside retention.ms deleted " + keptAll + " segments");
+            }
+            time.advance(RETENTION_MS + 1);
+            long passStart = System.nanoTime();
+            int deleted = log.deleteOldSegments();
+            long passNs = System.nanoTime() - passStart;
+            if (deleted != retentionSegments - 1) {
+                throw new IllegalStateException("the expired pass deleted " + deleted + " segments, expected "
+                        + (retentionSegments - 1));
+            }
+            long unlinkStart = System.nanoTime();
+            time.advance(FILE_DELETE_DELAY_MS); // runs the delayed unlink on this thread
+            long unlinkNs = System.nanoTime() - unlinkStart;
+
+            String n = String.format(Locale.ROOT, "%,d", retentionSegments);
+            msRow(out, "open a log of " + n + " segments", openNs);
+            msRow(out, "retention pass, " + n + " segments, deletes none", noopNs);
+            msRow(out, "retention pass, " + n + " segments, deletes " + String.format(Locale.ROOT, "%,d", deleted), passNs);
+            msRow(out, "unlink of those after file.delete.delay.ms", unlinkNs);
+            summary.put("retention_segments", Integer.toString(retentionSegments));
+            summary.put("retention_open_ms", fixed(openNs / 1e6, 3));
+            summary.put("retention_noop_pass_ms", fixed(noopNs / 1e6, 3));
+            summary.put("retention_deleted", Integer.toString(deleted));
+            summary.put("retention_delete_pass_ms", fixed(passNs / 1e6, 3));
+            summary.put("retention_unlink_ms", fixed(unlinkNs / 1e6, 3));
+        } finally {
+            log.close();
+        }
+    }
+
+    /**
+     * Lays out {@code count} closed segments of one small batch each, as a log rolled at every batch
+     * would have left them: the batch, an empty offset index (sparse: nothing under
+     * index.interval.bytes) and a time index holding the final entry written on roll. Written directly
+     * because building them through a log would fsync each one on roll, which costs minutes on a
+     * shared disk and is not what is measured here.
+     */
+    private static void writeOneBatchSegments(Path logDir, int count, long timestamp) throws IOException {
+        Files.createDirectories(logDir);
+        RecordBatch batch = new RecordBatchBuilder(0L).append(timestamp, null, new byte[100]).build();
+        ByteBuffer timeEntry = ByteBuffer.allocate(12).putLong(0, timestamp).putInt(8, 0);
+        for (long base = 0; base < count; base++) {
+            batch.setBaseOffset(base); // not covered by the CRC
+            writeFile(LogFileNames.logFile(logDir, base), batch.buffer());
+            writeFile(LogFileNames.offsetIndexFile(logDir, base), ByteBuffer.allocate(0));
+            writeFile(LogFileNames.timeIndexFile(logDir, base), timeEntry.duplicate());
+        }
+    }
+
+    private static void writeFile(Path file, ByteBuffer content) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            while (content.hasRemaining()) {
+                channel.write(content);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- recovery
+
+    private void recovery(PrintStream out, Map<String, String> summary, List<MemoryRecords> batches) throws IOException {
+        Path logDir = dir.resolve("recovery-0");
+        long written = 0;
+        long records = 0;
+        long endOffset;
+        try (Log log = openLog(logDir, segmentBytes, Time.SYSTEM, new MockScheduler(new MockTime()))) {
+            for (int i = 0; written < recoveryBytes; i++) {
+                MemoryRecords batch = batches.get(i % batches.size());
+                records += log.appendAsLeader(batch, 0).numRecords();
+                written += batch.sizeInBytes();
+            }
+            // On disk before the "crash", so the timed reopen measures validation, not the write-back of
+            // dirty pages that the recovery's own flush would otherwise pay for.
+            log.flush();
+            endOffset = log.logEndOffset();
+            log.abandon();
+        }
+        LogConfig config = LogConfig.fromMap(Map.of(
+                LogConfig.SEGMENT_BYTES_CONFIG, segmentBytes,
+                LogConfig.MAX_MESSAGE_BYTES_CONFIG, segmentBytes,
+                LogConfig.RETENTION_MS_CONFIG, -1L));
+        settle();
+        long start = System.nanoTime();
+        Log recovered = Log.open(logDir, config, Time.SYSTEM, new Random(SEED),
+                new SegmentDeleter(new MockScheduler(new MockTime())), 0L, 0L, -1L, false);
+        long recoveryNs = System.nanoTime() - start;
+        try {
+            if (recovered.logEndOffset() != endOffset || recovered.recoveredSegmentsOnLoad() != recovered.numberOfSegments()) {
+                throw new IllegalStateException("recovery ended at offset " + recovered.logEndOffset() + " (expected "
+                        + endOffset + ") after validating " + recovered.recoveredSegmentsOnLoad() + " of "
+                        + recovered.numberOfSegments() + " segments");
+            }
+            String label = String.format(Locale.ROOT, "recovery of %.1f MB after a crash (%d segment(s))", written / MB,
+                    recovered.numberOfSegments());
+            row(out, label, records, written, recoveryNs);
+            summary.put("recovery_bytes", Long.toString(written));
+            summary.put("recovery_segments", Integer.toString(recovered.numberOfSegments()));
+            summary.put("recovery_s", fixed(recoveryNs / 1e9, 3));
+            summary.put("recovery_mb_per_s", rate(written / MB, recoveryNs));
+        } finally {
+            recovered.close();
+        }
+    }
+
+    // ---------------------------------------------------------------- output
+
+    private static void row(PrintStream out, String label, long records, long bytes, long nanos) {
+        String recordsPerSecond = records < 0 ? "-" : String.format(Locale.ROOT, "%,.0f", records / (nanos / 1e9));
+        out.printf(Locale.ROOT, "%-44s %14s %10.1f %12s%n", label, recordsPerSecond, bytes / MB / (nanos / 1e9), duration(nanos));
+        out.flush();
+    }
+
+    private static void ratioRow(PrintStream out, String label, double ratio) {
+        out.printf(Locale.ROOT, "%-44s %25s%n", label, String.format(Locale.ROOT, "%.2fx", ratio));
+        out.flush();
+    }
+
+    private static void msRow(PrintStream out, String label, long nanos) {
+        out.printf(Locale.ROOT, "%-44s %14s %10s %12s%n", label, "", "", duration(nanos));
+        out.flush();
+    }
+
+    private static String duration(long nanos) {
+        return nanos >= 1_000_000_000L ? String.format(Locale.ROOT, "%.2f s", nanos / 1e9)
+                : String.format(Locale.ROOT, "%.2f ms", nanos / 1e6);
+    }
+
+    private static String rate(double amount, long nanos) {
+        return fixed(amount / (nanos / 1e9), 1);
+    }
+
+    private static String fixed(double value, int decimals) {
+        return String.format(Locale.ROOT, "%." + decimals + "f", value);
+    }
+
+    private static String describe(Throwable e) {
+        if (e instanceof java.nio.file.NoSuchFileException) {
+            return "no such file or directory: " + e.getMessage();
+        }
+        if (e instanceof java.nio.file.AccessDeniedException) {
+            return "permission denied: " + e.getMessage();
+        }
+        if (e instanceof java.nio.file.FileSystemException fs && fs.getReason() != null) {
+            return fs.getReason() + ": " + fs.getFile();
+        }
+        String message = e.getMessage();
+        return message == null ? e.getClass().getSimpleName() : message;
+    }
+
+    /**
+     * The launcher runs without a logging config; logback's default would print every roll and
+     * deletion at DEBUG into the table. Lowered to WARN by reflection, since logback is only a
+     * runtime dependency.
+     */
+    private static void quietLogging() {
+        if (System.getProperty("logback.configurationFile") != null) {
+            return; // the user chose a configuration
+        }
+        try {
+            Object root = LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+            Class<?> level = Class.forName("ch.qos.logback.classic.Level");
+            Object warn = level.getField("WARN").get(null);
+            root.getClass().getMethod("setLevel", level).invoke(root, warn);
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            // another slf4j binding, or none: leave its configuration alone
+        }
+    }
+}
