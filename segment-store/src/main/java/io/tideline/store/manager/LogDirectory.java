@@ -1,13 +1,11 @@
 package io.tideline.store.manager;
 
-import io.tideline.common.TopicPartition;
 import io.tideline.store.checkpoint.OffsetCheckpointFile;
 import io.tideline.store.dir.LogDirLock;
 import io.tideline.store.segment.LogFileNames;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
 
 /**
  * One log dir as the manager holds it: its lock, its three checkpoint files and its clean-shutdown
@@ -41,10 +39,6 @@ final class LogDirectory implements AutoCloseable {
 
     void writeCleanShutdownMarker() throws IOException {
         io.tideline.common.io.FileUtils.writeAtomically(cleanShutdownMarker(), new byte[0]);
-    }
-
-    static Map<TopicPartition, Long> readOrEmpty(OffsetCheckpointFile file) throws IOException {
-        return file.read();
     }
 
     @Override

@@ -1,6 +1,5 @@
 package io.tideline.store.manager;
 
-import com.codahale.metrics.Gauge;
 import com.codahale.metrics.MetricRegistry;
 import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
@@ -88,7 +87,7 @@ public final class LogManager implements AutoCloseable {
             closeQuietly();
             throw e;
         }
-        registerStoreGauges();
+        LogMetrics.registerStore(metrics, deleter, this::deletedButOpenFiles);
         long retentionInterval = config.retentionCheckIntervalMs();
         tasks.add(scheduler.schedule("kafka-log-retention", this::cleanupLogs, retentionInterval, retentionInterval));
         if (config.offsetCheckpointIntervalMs() > 0) {
@@ -306,13 +305,6 @@ public final class LogManager implements AutoCloseable {
         return deletedFilesScanner.scan(logDirs());
     }
 
-    private void registerStoreGauges() {
-        metrics.register(LogMetrics.PENDING_DELETION_SEGMENTS, (Gauge<Integer>) deleter::pendingSegments);
-        metrics.register(LogMetrics.PENDING_DELETION_BYTES, (Gauge<Long>) deleter::pendingBytes);
-        metrics.register(LogMetrics.DELETED_OPEN_FILES, (Gauge<Integer>) () -> deletedButOpenFiles().size());
-        metrics.register(LogMetrics.DELETED_OPEN_BYTES,
-                (Gauge<Long>) () -> DeletedOpenFilesScanner.summarize(deletedButOpenFiles()).totalBytes());
-    }
 
     private void ensureStarted() {
         if (!started || closed) {
@@ -329,10 +321,7 @@ public final class LogManager implements AutoCloseable {
         if (closed) {
             return;
         }
-        closed = true;
-        for (Scheduler.Cancellable task : tasks) {
-            task.cancel();
-        }
+        stopTasksAndMetrics();
         boolean allClosed = true;
         for (Log l : logs.values()) {
             try {
@@ -353,13 +342,6 @@ public final class LogManager implements AutoCloseable {
                 log.error("Writing the clean-shutdown marker of {} failed", dir.path, e);
             }
         }
-        for (TopicPartition tp : logs.keySet()) {
-            LogMetrics.remove(metrics, tp);
-        }
-        for (String name : List.of(LogMetrics.PENDING_DELETION_SEGMENTS, LogMetrics.PENDING_DELETION_BYTES,
-                LogMetrics.DELETED_OPEN_FILES, LogMetrics.DELETED_OPEN_BYTES)) {
-            metrics.remove(name);
-        }
         closeQuietly();
     }
 
@@ -368,21 +350,23 @@ public final class LogManager implements AutoCloseable {
      * checkpoints and without the clean-shutdown marker.
      */
     public synchronized void closeWithoutShutdown() {
+        stopTasksAndMetrics();
+        for (Log l : logs.values()) {
+            l.abandon();
+        }
+        closeQuietly();
+    }
+
+    /** First step of both ways of closing: no task runs and no gauge reads a log from now on. */
+    private void stopTasksAndMetrics() {
         closed = true;
         for (Scheduler.Cancellable task : tasks) {
             task.cancel();
         }
-        for (Log l : logs.values()) {
-            l.abandon();
-        }
         for (TopicPartition tp : logs.keySet()) {
             LogMetrics.remove(metrics, tp);
         }
-        for (String name : List.of(LogMetrics.PENDING_DELETION_SEGMENTS, LogMetrics.PENDING_DELETION_BYTES,
-                LogMetrics.DELETED_OPEN_FILES, LogMetrics.DELETED_OPEN_BYTES)) {
-            metrics.remove(name);
-        }
-        closeQuietly();
+        LogMetrics.removeStore(metrics);
     }
 
     private void closeQuietly() {

@@ -3,8 +3,12 @@ package io.tideline.store.manager;
 import com.codahale.metrics.Gauge;
 import com.codahale.metrics.MetricRegistry;
 import io.tideline.common.TopicPartition;
+import io.tideline.store.dir.DeletedOpenFile;
+import io.tideline.store.dir.DeletedOpenFilesScanner;
 import io.tideline.store.log.Log;
+import io.tideline.store.retention.SegmentDeleter;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * Per-log gauges under Kafka's JMX-style names, e.g.
@@ -18,7 +22,6 @@ public final class LogMetrics {
     public static final String PENDING_DELETION_BYTES = "kafka.log:type=LogManager,name=PendingDeletionBytes";
     public static final String DELETED_OPEN_FILES = "kafka.log:type=LogManager,name=DeletedOpenFiles";
     public static final String DELETED_OPEN_BYTES = "kafka.log:type=LogManager,name=DeletedOpenBytes";
-    public static final String OFFLINE_LOG_DIRECTORY_COUNT = "kafka.log:type=LogManager,name=OfflineLogDirectoryCount";
 
     private LogMetrics() {
     }
@@ -34,6 +37,22 @@ public final class LogMetrics {
         registry.register(name("HighWatermark", tp), (Gauge<Long>) log::highWatermark);
         registry.register(name("NumLogSegments", tp), (Gauge<Integer>) log::numberOfSegments);
         registry.register(name("Size", tp), (Gauge<Long>) log::size);
+    }
+
+    /** Store-wide gauges: segments waiting for their unlink, and files unlinked but still held open. */
+    static void registerStore(MetricRegistry registry, SegmentDeleter deleter,
+                              Supplier<List<DeletedOpenFile>> deletedButOpen) {
+        registry.register(PENDING_DELETION_SEGMENTS, (Gauge<Integer>) deleter::pendingSegments);
+        registry.register(PENDING_DELETION_BYTES, (Gauge<Long>) deleter::pendingBytes);
+        registry.register(DELETED_OPEN_FILES, (Gauge<Integer>) () -> deletedButOpen.get().size());
+        registry.register(DELETED_OPEN_BYTES,
+                (Gauge<Long>) () -> DeletedOpenFilesScanner.summarize(deletedButOpen.get()).totalBytes());
+    }
+
+    static void removeStore(MetricRegistry registry) {
+        for (String name : List.of(PENDING_DELETION_SEGMENTS, PENDING_DELETION_BYTES, DELETED_OPEN_FILES, DELETED_OPEN_BYTES)) {
+            registry.remove(name);
+        }
     }
 
     static void remove(MetricRegistry registry, TopicPartition tp) {
