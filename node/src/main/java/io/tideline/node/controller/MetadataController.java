@@ -1,0 +1,46 @@
+package io.tideline.node.controller;
+
+import io.tideline.common.errors.Errors;
+import io.tideline.node.metadata.MetadataImage;
+import io.tideline.proto.metadata.ControllerCommand;
+
+/**
+ * The controller's decisions as a pure function: (image, command, Raft index) -> records + response.
+ * Every voter runs it on every committed command, in log order, and replays the records it returns;
+ * it reads no clock (commands carry their timestamp), no random source and no local state, so all
+ * voters reach the same image. A refused command returns an error and no records.
+ *
+ * <p>Thread-safety: stateless apart from its settings; call it from one apply thread.
+ */
+public final class MetadataController {
+    private final BrokerHandlers brokers;
+    private final TopicHandlers topics = new TopicHandlers();
+    private final PartitionHandlers partitions = new PartitionHandlers();
+
+    public MetadataController(ControllerSettings settings) {
+        this.brokers = new BrokerHandlers(settings);
+    }
+
+    /**
+     * @param offset the Raft index the command is committed at (the broker epoch of a registration, the
+     *               seed of topic ids and placement)
+     */
+    public ControllerResult apply(MetadataImage image, ControllerCommand command, long offset, long term) {
+        long ts = command.getTimestampMs();
+        ControllerResult result = switch (command.getCommandCase()) {
+            case REGISTER_BROKER -> brokers.register(image, command.getRegisterBroker(), offset, ts);
+            case UNFENCE_BROKER -> brokers.unfence(image, command.getUnfenceBroker(), ts);
+            case FENCE_BROKER -> brokers.fence(image, command.getFenceBroker(), ts);
+            case CONTROLLED_SHUTDOWN -> brokers.controlledShutdown(image, command.getControlledShutdown(), ts);
+            case CREATE_TOPICS -> topics.create(image, command.getCreateTopics(), offset);
+            case DELETE_TOPICS -> topics.delete(image, command.getDeleteTopics());
+            case ALTER_CONFIGS -> topics.alterConfigs(image, command.getAlterConfigs());
+            case ALTER_PARTITION -> partitions.alterPartition(image, command.getAlterPartition(), ts);
+            case ALTER_REASSIGNMENTS -> partitions.alterReassignments(image, command.getAlterReassignments(), ts);
+            case ELECT_LEADERS -> partitions.electLeaders(image, command.getElectLeaders(), ts);
+            case REPORT_FAILED_REPLICAS -> partitions.reportFailedReplicas(image, command.getReportFailedReplicas(), ts);
+            case COMMAND_NOT_SET -> ControllerResult.error(Errors.INVALID_REQUEST, "the command is empty");
+        };
+        return new ControllerResult(result.response().toBuilder().setOffset(offset).build(), result.records());
+    }
+}

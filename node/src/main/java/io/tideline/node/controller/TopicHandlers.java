@@ -1,0 +1,213 @@
+package io.tideline.node.controller;
+
+import io.tideline.common.config.ConfigException;
+import io.tideline.common.errors.Errors;
+import io.tideline.node.config.TopicConfigs;
+import io.tideline.node.metadata.MetadataImage;
+import io.tideline.node.metadata.TopicImage;
+import io.tideline.proto.metadata.AlterConfigs;
+import io.tideline.proto.metadata.ConfigEntry;
+import io.tideline.proto.metadata.ConfigRecord;
+import io.tideline.proto.metadata.ControllerResponse;
+import io.tideline.proto.metadata.CreatableTopic;
+import io.tideline.proto.metadata.CreateTopics;
+import io.tideline.proto.metadata.DeleteTopics;
+import io.tideline.proto.metadata.ItemResult;
+import io.tideline.proto.metadata.MetadataRecord;
+import io.tideline.proto.metadata.PartitionRecord;
+import io.tideline.proto.metadata.RemoveTopicRecord;
+import io.tideline.proto.metadata.ReplicaAssignment;
+import io.tideline.proto.metadata.TopicRecord;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/** Topic creation, deletion and config changes. Each topic of a request succeeds or fails on its own. */
+final class TopicHandlers {
+
+    static boolean uncleanElection(TopicImage topic, ControllerSettings settings) {
+        String value = topic.configs().get(TopicConfigs.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG);
+        return value == null ? settings.uncleanLeaderElectionEnable() : Boolean.parseBoolean(value);
+    }
+
+    ControllerResult create(MetadataImage image, CreateTopics cmd, long offset) {
+        ControllerResponse.Builder response = ControllerResponse.newBuilder();
+        List<MetadataRecord> records = new ArrayList<>();
+        Set<String> createdInThisRequest = new HashSet<>();
+        for (CreatableTopic topic : cmd.getTopicsList()) {
+            ItemResult.Builder item = ItemResult.newBuilder().setName(topic.getName());
+            List<MetadataRecord> topicRecords = new ArrayList<>();
+            Errors error = createOne(image, topic, offset, createdInThisRequest, topicRecords, item);
+            item.setErrorCode(error.code());
+            if (error == Errors.NONE) {
+                createdInThisRequest.add(TopicNames.metricName(topic.getName()));
+                if (!cmd.getValidateOnly()) {
+                    records.addAll(topicRecords);
+                }
+            }
+            response.addResults(item);
+        }
+        return ControllerResult.of(response.build(), records);
+    }
+
+    private Errors createOne(MetadataImage image, CreatableTopic topic, long offset, Set<String> alsoTaken,
+                             List<MetadataRecord> records, ItemResult.Builder item) {
+        String invalid = TopicNames.invalidReason(topic.getName());
+        if (invalid != null) {
+            item.setErrorMessage(invalid);
+            return Errors.INVALID_TOPIC_EXCEPTION;
+        }
+        if (image.topics().containsKey(topic.getName())) {
+            item.setErrorMessage("topic '" + topic.getName() + "' already exists");
+            return Errors.TOPIC_ALREADY_EXISTS;
+        }
+        String metricName = TopicNames.metricName(topic.getName());
+        for (String existing : image.topics().keySet()) {
+            if (TopicNames.metricName(existing).equals(metricName)) {
+                item.setErrorMessage("topic '" + topic.getName() + "' collides with existing topic '" + existing
+                        + "' ('.' and '_' are the same in metric names)");
+                return Errors.INVALID_TOPIC_EXCEPTION;
+            }
+        }
+        if (alsoTaken.contains(metricName)) {
+            item.setErrorMessage("topic '" + topic.getName() + "' collides with another topic of this request");
+            return Errors.INVALID_TOPIC_EXCEPTION;
+        }
+        Map<String, String> configs = new TreeMap<>();
+        for (ConfigEntry e : topic.getConfigsList()) {
+            configs.put(e.getKey(), e.getValue());
+        }
+        try {
+            TopicConfigs.validate(configs);
+        } catch (ConfigException e) {
+            item.setErrorMessage(e.getMessage());
+            return Errors.INVALID_CONFIG;
+        }
+        List<List<Integer>> assignment = new ArrayList<>();
+        Errors error = assignment(image, topic, offset, assignment, item);
+        if (error != Errors.NONE) {
+            return error;
+        }
+        String topicId = TopicNames.topicId(topic.getName(), offset);
+        item.setTopicId(topicId);
+        records.add(MetadataRecord.newBuilder().setTopic(TopicRecord.newBuilder()
+                .setName(topic.getName()).setTopicId(topicId)).build());
+        if (!configs.isEmpty()) {
+            records.add(configRecord(topicId, configs));
+        }
+        for (int p = 0; p < assignment.size(); p++) {
+            List<Integer> replicas = assignment.get(p);
+            List<Integer> isr = new ArrayList<>();
+            for (int r : replicas) {
+                if (image.isBrokerUnfenced(r)) {
+                    isr.add(r);
+                }
+            }
+            int leader = LeaderElection.cleanLeader(image, replicas, isr, Set.of());
+            records.add(MetadataRecord.newBuilder().setPartition(PartitionRecord.newBuilder()
+                    .setTopicId(topicId).setPartition(p).addAllReplicas(replicas)
+                    .addAllIsr(isr.isEmpty() ? replicas : isr).setLeader(leader)
+                    .setLeaderEpoch(0).setPartitionEpoch(0)).build());
+        }
+        return Errors.NONE;
+    }
+
+    private static Errors assignment(MetadataImage image, CreatableTopic topic, long offset, List<List<Integer>> out,
+                                     ItemResult.Builder item) {
+        if (topic.getAssignmentsCount() > 0) {
+            if (topic.getNumPartitions() != -1 || topic.getReplicationFactor() != -1) {
+                item.setErrorMessage("with explicit assignments, partitions and replication factor must be -1");
+                return Errors.INVALID_REQUEST;
+            }
+            TreeMap<Integer, List<Integer>> byPartition = new TreeMap<>();
+            for (ReplicaAssignment a : topic.getAssignmentsList()) {
+                if (byPartition.put(a.getPartition(), a.getReplicasList()) != null) {
+                    item.setErrorMessage("partition " + a.getPartition() + " is assigned twice");
+                    return Errors.INVALID_REPLICA_ASSIGNMENT;
+                }
+                if (a.getReplicasCount() == 0 || new HashSet<>(a.getReplicasList()).size() != a.getReplicasCount()) {
+                    item.setErrorMessage("partition " + a.getPartition() + " needs distinct replicas, got " + a.getReplicasList());
+                    return Errors.INVALID_REPLICA_ASSIGNMENT;
+                }
+                for (int broker : a.getReplicasList()) {
+                    if (!image.brokers().containsKey(broker)) {
+                        item.setErrorMessage("partition " + a.getPartition() + " names broker " + broker + ", which is not registered");
+                        return Errors.INVALID_REPLICA_ASSIGNMENT;
+                    }
+                }
+            }
+            if (byPartition.firstKey() != 0 || byPartition.lastKey() != byPartition.size() - 1) {
+                item.setErrorMessage("assigned partitions must be 0.." + (byPartition.size() - 1) + ", got " + byPartition.keySet());
+                return Errors.INVALID_REPLICA_ASSIGNMENT;
+            }
+            out.addAll(byPartition.values());
+            return Errors.NONE;
+        }
+        if (topic.getNumPartitions() < 1) {
+            item.setErrorMessage("the number of partitions must be at least 1, got " + topic.getNumPartitions());
+            return Errors.INVALID_PARTITIONS;
+        }
+        if (topic.getReplicationFactor() < 1) {
+            item.setErrorMessage("the replication factor must be at least 1, got " + topic.getReplicationFactor());
+            return Errors.INVALID_REPLICATION_FACTOR;
+        }
+        List<Integer> brokers = ReplicaPlacer.placementOrder(image);
+        if (topic.getReplicationFactor() > brokers.size()) {
+            item.setErrorMessage("replication factor " + topic.getReplicationFactor() + " is larger than the "
+                    + brokers.size() + " available brokers");
+            return Errors.INVALID_REPLICATION_FACTOR;
+        }
+        out.addAll(ReplicaPlacer.place(brokers, topic.getNumPartitions(), topic.getReplicationFactor(), offset));
+        return Errors.NONE;
+    }
+
+    ControllerResult delete(MetadataImage image, DeleteTopics cmd) {
+        ControllerResponse.Builder response = ControllerResponse.newBuilder();
+        List<MetadataRecord> records = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        for (String name : cmd.getNamesList()) {
+            ItemResult.Builder item = ItemResult.newBuilder().setName(name);
+            TopicImage t = image.topics().get(name);
+            if (t == null || !seen.add(name)) {
+                item.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()).setErrorMessage("no topic '" + name + "'");
+            } else {
+                item.setErrorCode(Errors.NONE.code()).setTopicId(t.id());
+                records.add(MetadataRecord.newBuilder().setRemoveTopic(RemoveTopicRecord.newBuilder().setTopicId(t.id())).build());
+            }
+            response.addResults(item);
+        }
+        return ControllerResult.of(response.build(), records);
+    }
+
+    ControllerResult alterConfigs(MetadataImage image, AlterConfigs cmd) {
+        TopicImage t = image.topics().get(cmd.getTopic());
+        if (t == null) {
+            return ControllerResult.error(Errors.UNKNOWN_TOPIC_OR_PARTITION, "no topic '" + cmd.getTopic() + "'");
+        }
+        TreeMap<String, String> configs = new TreeMap<>(t.configs());
+        for (ConfigEntry e : cmd.getSetList()) {
+            configs.put(e.getKey(), e.getValue());
+        }
+        for (String key : cmd.getDeleteList()) {
+            configs.remove(key);
+        }
+        try {
+            TopicConfigs.validate(configs);
+        } catch (ConfigException e) {
+            return ControllerResult.error(Errors.INVALID_CONFIG, e.getMessage());
+        }
+        if (configs.equals(t.configs())) {
+            return ControllerResult.of(ControllerResponse.getDefaultInstance(), List.of());
+        }
+        return ControllerResult.of(ControllerResponse.getDefaultInstance(), List.of(configRecord(t.id(), configs)));
+    }
+
+    private static MetadataRecord configRecord(String topicId, Map<String, String> configs) {
+        ConfigRecord.Builder b = ConfigRecord.newBuilder().setTopicId(topicId);
+        new TreeMap<>(configs).forEach((k, v) -> b.addEntries(ConfigEntry.newBuilder().setKey(k).setValue(v)));
+        return MetadataRecord.newBuilder().setConfig(b).build();
+    }
+}

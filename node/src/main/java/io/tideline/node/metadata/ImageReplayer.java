@@ -1,0 +1,128 @@
+package io.tideline.node.metadata;
+
+import io.tideline.proto.metadata.BrokerFenceChangeRecord;
+import io.tideline.proto.metadata.BrokerRegistrationRecord;
+import io.tideline.proto.metadata.ConfigEntry;
+import io.tideline.proto.metadata.FailedReplicaRecord;
+import io.tideline.proto.metadata.MetadataRecord;
+import io.tideline.proto.metadata.PartitionChangeRecord;
+import io.tideline.proto.metadata.PartitionRecord;
+import io.tideline.proto.metadata.TopicRecord;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The only way metadata changes: records replayed, in log order, onto an image. A record that does
+ * not apply (a partition of an unknown topic, say) is an invariant violation: the commands that
+ * produce records are validated first, so replay fails loudly instead of guessing.
+ */
+public final class ImageReplayer {
+    private ImageReplayer() {
+    }
+
+    /** The image after {@code records}, stamped with the Raft index and term they were committed at. */
+    public static MetadataImage replay(MetadataImage image, List<MetadataRecord> records, long offset, long term) {
+        Builder b = new Builder(image);
+        for (MetadataRecord record : records) {
+            b.apply(record);
+        }
+        return b.build(offset, term);
+    }
+
+    private static final class Builder {
+        final TreeMap<Integer, BrokerRegistrationRecord> brokers;
+        final TreeMap<String, TopicImage> topics;
+        final TreeMap<String, List<PartitionChangeRecord>> changes;
+        final TreeMap<String, FailedReplicaRecord> failed;
+
+        Builder(MetadataImage image) {
+            brokers = new TreeMap<>(image.brokers());
+            topics = new TreeMap<>(image.topics());
+            changes = new TreeMap<>(image.recentChangesByPartition());
+            failed = new TreeMap<>(image.failedReplicas());
+        }
+
+        void apply(MetadataRecord record) {
+            switch (record.getRecordCase()) {
+                case BROKER_REGISTRATION -> brokers.put(record.getBrokerRegistration().getBrokerId(), record.getBrokerRegistration());
+                case BROKER_FENCE_CHANGE -> applyFenceChange(record.getBrokerFenceChange());
+                case TOPIC -> applyTopic(record.getTopic());
+                case CONFIG -> {
+                    TopicImage t = topicById(record.getConfig().getTopicId());
+                    TreeMap<String, String> configs = new TreeMap<>();
+                    for (ConfigEntry e : record.getConfig().getEntriesList()) {
+                        configs.put(e.getKey(), e.getValue());
+                    }
+                    topics.put(t.name(), t.withConfigs(configs));
+                }
+                case PARTITION -> applyPartition(record.getPartition());
+                case PARTITION_CHANGE -> {
+                    PartitionChangeRecord change = record.getPartitionChange();
+                    applyPartition(change.getPartition());
+                    String key = MetadataImage.partitionKey(change.getPartition().getTopicId(), change.getPartition().getPartition());
+                    List<PartitionChangeRecord> list = new ArrayList<>(changes.getOrDefault(key, List.of()));
+                    list.add(change);
+                    while (list.size() > MetadataImage.RECENT_CHANGES_PER_PARTITION) {
+                        list.remove(0);
+                    }
+                    changes.put(key, List.copyOf(list));
+                }
+                case REMOVE_TOPIC -> {
+                    String topicId = record.getRemoveTopic().getTopicId();
+                    TopicImage t = topicById(topicId);
+                    topics.remove(t.name());
+                    changes.keySet().removeIf(k -> k.startsWith(topicId + ":"));
+                    failed.keySet().removeIf(k -> k.startsWith(topicId + ":"));
+                }
+                case FAILED_REPLICA -> {
+                    FailedReplicaRecord f = record.getFailedReplica();
+                    topicById(f.getTopicId());
+                    String key = MetadataImage.replicaKey(f.getTopicId(), f.getPartition(), f.getBrokerId());
+                    if (f.getCleared()) {
+                        failed.remove(key);
+                    } else {
+                        failed.put(key, f);
+                    }
+                }
+                case RECORD_NOT_SET -> throw new IllegalStateException("empty metadata record");
+                default -> throw new IllegalStateException("unknown metadata record " + record.getRecordCase());
+            }
+        }
+
+        private void applyFenceChange(BrokerFenceChangeRecord change) {
+            BrokerRegistrationRecord b = brokers.get(change.getBrokerId());
+            if (b == null) {
+                throw new IllegalStateException("fence change for unregistered broker " + change.getBrokerId());
+            }
+            brokers.put(change.getBrokerId(), b.toBuilder().setFenced(change.getFenced())
+                    .setInControlledShutdown(change.getInControlledShutdown()).build());
+        }
+
+        private void applyTopic(TopicRecord topic) {
+            if (topics.containsKey(topic.getName())) {
+                throw new IllegalStateException("topic " + topic.getName() + " exists already");
+            }
+            topics.put(topic.getName(), new TopicImage(topic, new TreeMap<>(), new TreeMap<>()));
+        }
+
+        private void applyPartition(PartitionRecord partition) {
+            TopicImage t = topicById(partition.getTopicId());
+            topics.put(t.name(), t.withPartition(partition));
+        }
+
+        private TopicImage topicById(String topicId) {
+            for (Map.Entry<String, TopicImage> e : topics.entrySet()) {
+                if (e.getValue().id().equals(topicId)) {
+                    return e.getValue();
+                }
+            }
+            throw new IllegalStateException("no topic with id " + topicId);
+        }
+
+        MetadataImage build(long offset, long term) {
+            return new MetadataImage(offset, term, brokers, topics, changes, failed);
+        }
+    }
+}
