@@ -12,7 +12,7 @@ import java.nio.file.Path;
  * fails when the checked-in file is stale.
  *
  * <pre>
- * mvn -o -q -pl node compile
+ * mvn -o -q -pl node package -DskipTests
  * java -cp "node/target/classes:$(ls node/target/lib/*.jar | tr '\n' ':')" \
  *     io.tideline.node.config.NodeConfigDocs docs/node-configuration.md
  * </pre>

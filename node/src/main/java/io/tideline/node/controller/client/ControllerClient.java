@@ -1,0 +1,202 @@
+package io.tideline.node.controller.client;
+
+import io.tideline.common.errors.Errors;
+import io.tideline.common.time.Time;
+import io.tideline.node.quorum.QuorumIds;
+import io.tideline.node.quorum.RatisErrors;
+import io.tideline.node.quorum.RatisMessages;
+import io.tideline.proto.metadata.AlterPartition;
+import io.tideline.proto.metadata.AlterReassignments;
+import io.tideline.proto.metadata.BrokerHeartbeat;
+import io.tideline.proto.metadata.BrokerHeartbeatResponse;
+import io.tideline.proto.metadata.ControllerCommand;
+import io.tideline.proto.metadata.ControllerQuery;
+import io.tideline.proto.metadata.ControllerQueryResponse;
+import io.tideline.proto.metadata.ControllerResponse;
+import io.tideline.proto.metadata.CreatableTopic;
+import io.tideline.proto.metadata.CreateTopics;
+import io.tideline.proto.metadata.DeleteTopics;
+import io.tideline.proto.metadata.ElectLeaders;
+import io.tideline.proto.metadata.Endpoint;
+import io.tideline.proto.metadata.FailedReplica;
+import io.tideline.proto.metadata.FetchImage;
+import io.tideline.proto.metadata.IsrChangesQuery;
+import io.tideline.proto.metadata.RegisterBroker;
+import io.tideline.proto.metadata.ReportFailedReplicas;
+import io.tideline.proto.metadata.TargetReassignment;
+import io.tideline.proto.metadata.TopicPartitionRef;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.retry.ExponentialBackoffRetry;
+import org.apache.ratis.rpc.SupportedRpcType;
+import org.apache.ratis.util.TimeDuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The way brokers and the admin API talk to the metadata quorum. Commands are submitted through Raft
+ * (committed, then applied on every voter); queries (heartbeats, image fetches, ISR history) are
+ * read-only requests answered by the leader. The underlying Ratis client finds the leader itself and
+ * retries with exponential backoff when a voter answers "not leader" or is down, so a controller
+ * failover costs a retry, not an error.
+ *
+ * <p>Every failure comes back as an error code in the response ({@link Errors#REQUEST_TIMED_OUT} after
+ * the request timeout, {@link Errors#NOT_CONTROLLER} while no leader is known, ...); the futures never
+ * complete exceptionally.
+ *
+ * <p>Thread-safe; one client can serve a whole broker.
+ */
+public final class ControllerClient implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ControllerClient.class);
+
+    /** A failover takes a second or two; give each request time to outlive a few. */
+    public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
+
+    private static final Duration BASE_BACKOFF = Duration.ofMillis(50);
+    private static final Duration MAX_BACKOFF = Duration.ofSeconds(1);
+    private static final Duration ATTEMPT_TIMEOUT = Duration.ofSeconds(3);
+
+    private final RaftClient client;
+    private final Time time;
+    private final long requestTimeoutMs;
+
+    public ControllerClient(String clusterId, Map<Integer, InetSocketAddress> voters, Time time) {
+        this(clusterId, voters, time, DEFAULT_REQUEST_TIMEOUT);
+    }
+
+    /**
+     * @param voters         node id -> address of every voter of the metadata quorum
+     * @param time           stamps commands (the controller never reads a clock while applying them)
+     * @param requestTimeout how long a request may take, retries included, before it is answered with
+     *                       {@link Errors#REQUEST_TIMED_OUT}
+     */
+    public ControllerClient(String clusterId, Map<Integer, InetSocketAddress> voters, Time time, Duration requestTimeout) {
+        this.time = time;
+        this.requestTimeoutMs = requestTimeout.toMillis();
+        RaftProperties p = new RaftProperties();
+        RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
+        RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(ATTEMPT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
+        // Enough attempts to fill the request timeout at the longest backoff; the future's own timeout
+        // answers the caller, the bound only stops Ratis from retrying long after nobody waits.
+        int attempts = (int) Math.max(10, requestTimeoutMs / MAX_BACKOFF.toMillis() + 10);
+        ExponentialBackoffRetry retry = ExponentialBackoffRetry.newBuilder()
+                .setBaseSleepTime(TimeDuration.valueOf(BASE_BACKOFF.toMillis(), TimeUnit.MILLISECONDS))
+                .setMaxSleepTime(TimeDuration.valueOf(MAX_BACKOFF.toMillis(), TimeUnit.MILLISECONDS))
+                .setMaxAttempts(attempts)
+                .build();
+        this.client = RaftClient.newBuilder()
+                .setProperties(p)
+                .setRaftGroup(QuorumIds.group(clusterId, voters))
+                .setRetryPolicy(retry)
+                .build();
+    }
+
+    /** Submits a command through Raft; stamps {@code timestamp_ms} with this client's time when it is 0. */
+    public CompletableFuture<ControllerResponse> submit(ControllerCommand command) {
+        ControllerCommand stamped = command.getTimestampMs() == 0
+                ? command.toBuilder().setTimestampMs(time.milliseconds()).build() : command;
+        CompletableFuture<ControllerResponse> f;
+        try {
+            f = client.async().send(RatisMessages.of(stamped)).thenApply(RatisMessages::commandResponse);
+        } catch (RuntimeException e) {
+            return CompletableFuture.completedFuture(RatisErrors.response(e));
+        }
+        return f.orTimeout(requestTimeoutMs, TimeUnit.MILLISECONDS).exceptionally(RatisErrors::response);
+    }
+
+    /**
+     * A read-only query, answered by the Raft leader. Queries are unordered: a heartbeat must not
+     * queue behind a command of the same client that waits for a commit during a failover. A caller
+     * that needs its own write reflected waits for the write's response first.
+     */
+    public CompletableFuture<ControllerQueryResponse> query(ControllerQuery query) {
+        CompletableFuture<ControllerQueryResponse> f;
+        try {
+            f = client.async().sendReadOnlyUnordered(RatisMessages.of(query)).thenApply(RatisMessages::queryResponse);
+        } catch (RuntimeException e) {
+            return CompletableFuture.completedFuture(RatisErrors.queryResponse(e));
+        }
+        return f.orTimeout(requestTimeoutMs, TimeUnit.MILLISECONDS).exceptionally(RatisErrors::queryResponse);
+    }
+
+    /** Registers (or re-registers with a new incarnation); the response carries the broker epoch. */
+    public CompletableFuture<ControllerResponse> registerBroker(int brokerId, String incarnationId, List<Endpoint> endpoints,
+                                                                String rack) {
+        return submit(ControllerCommand.newBuilder().setRegisterBroker(RegisterBroker.newBuilder()
+                .setBrokerId(brokerId).setIncarnationId(incarnationId).addAllEndpoints(endpoints)
+                .setRack(rack == null ? "" : rack)).build());
+    }
+
+    /**
+     * A heartbeat; a failure of the quorum itself (no leader, timeout) comes back as the response's
+     * error code, like the controller's own refusals.
+     */
+    public CompletableFuture<BrokerHeartbeatResponse> heartbeat(int brokerId, long brokerEpoch, long metadataOffset,
+                                                                boolean wantShutdown) {
+        ControllerQuery q = ControllerQuery.newBuilder().setHeartbeat(BrokerHeartbeat.newBuilder().setBrokerId(brokerId)
+                .setBrokerEpoch(brokerEpoch).setMetadataOffset(metadataOffset).setWantShutdown(wantShutdown)).build();
+        return query(q).thenApply(r -> r.getErrorCode() != Errors.NONE.code() || !r.hasHeartbeat()
+                ? BrokerHeartbeatResponse.newBuilder()
+                        .setErrorCode(r.getErrorCode() != Errors.NONE.code() ? r.getErrorCode() : Errors.UNKNOWN_SERVER_ERROR.code())
+                        .setErrorMessage(r.getErrorMessage().isEmpty() ? "no heartbeat answer" : r.getErrorMessage()).build()
+                : r.getHeartbeat());
+    }
+
+    public CompletableFuture<ControllerResponse> alterPartition(AlterPartition request) {
+        return submit(ControllerCommand.newBuilder().setAlterPartition(request).build());
+    }
+
+    public CompletableFuture<ControllerResponse> createTopics(List<CreatableTopic> topics, boolean validateOnly) {
+        return submit(ControllerCommand.newBuilder().setCreateTopics(CreateTopics.newBuilder()
+                .addAllTopics(topics).setValidateOnly(validateOnly)).build());
+    }
+
+    public CompletableFuture<ControllerResponse> deleteTopics(List<String> names) {
+        return submit(ControllerCommand.newBuilder().setDeleteTopics(DeleteTopics.newBuilder().addAllNames(names)).build());
+    }
+
+    /** Starts, changes or (with empty replicas) cancels reassignments. */
+    public CompletableFuture<ControllerResponse> alterReassignments(List<TargetReassignment> reassignments) {
+        return submit(ControllerCommand.newBuilder().setAlterReassignments(AlterReassignments.newBuilder()
+                .addAllReassignments(reassignments)).build());
+    }
+
+    /** Preferred leader election; an empty list means every partition. */
+    public CompletableFuture<ControllerResponse> electLeaders(List<TopicPartitionRef> partitions) {
+        return submit(ControllerCommand.newBuilder().setElectLeaders(ElectLeaders.newBuilder().addAllPartitions(partitions)).build());
+    }
+
+    public CompletableFuture<ControllerResponse> reportFailedReplicas(int brokerId, long brokerEpoch, List<FailedReplica> replicas) {
+        return submit(ControllerCommand.newBuilder().setReportFailedReplicas(ReportFailedReplicas.newBuilder()
+                .setBrokerId(brokerId).setBrokerEpoch(brokerEpoch).addAllReplicas(replicas)).build());
+    }
+
+    /** The leader's image, or no image when the leader is still at {@code knownOffset}. */
+    public CompletableFuture<ControllerQueryResponse> fetchImage(long knownOffset) {
+        return query(ControllerQuery.newBuilder().setFetchImage(FetchImage.newBuilder().setKnownOffset(knownOffset)).build());
+    }
+
+    /** The last changes of one partition: why it is (or is not) under-replicated. */
+    public CompletableFuture<ControllerQueryResponse> isrChanges(String topic, int partition) {
+        return query(ControllerQuery.newBuilder().setIsrChanges(IsrChangesQuery.newBuilder()
+                .setTopic(topic).setPartition(partition)).build());
+    }
+
+    @Override
+    public void close() {
+        try {
+            client.close();
+        } catch (IOException e) {
+            log.warn("Closing the controller client failed", e);
+        }
+    }
+}
