@@ -1,10 +1,7 @@
 package io.tideline.node.config;
 
-import java.io.IOException;
+import io.tideline.common.config.DocsWriter;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 
 /**
  * Generates docs/node-configuration.md from the {@link NodeConfig} and {@link TopicConfigs} definitions,
@@ -32,23 +29,7 @@ public final class NodeConfigDocs {
 
     /** Prints the Markdown, or writes it to the file named by the only argument; returns the exit code. */
     static int run(String[] args, PrintStream out, PrintStream err) {
-        if (args.length > 1) {
-            err.println("usage: NodeConfigDocs [output-file]");
-            return 2;
-        }
-        String markdown = generate();
-        if (args.length == 0) {
-            out.print(markdown);
-            out.flush();
-            return 0;
-        }
-        try {
-            Files.writeString(Path.of(args[0]), markdown, StandardCharsets.UTF_8);
-            return 0;
-        } catch (IOException e) {
-            err.println("cannot write " + args[0] + ": " + e.getMessage());
-            return 1;
-        }
+        return DocsWriter.run("NodeConfigDocs", args, NodeConfigDocs::generate, out, err);
     }
 
     /** The full content of docs/node-configuration.md. */
