@@ -7,7 +7,10 @@ import io.tideline.common.errors.TidelineException;
 import io.tideline.common.io.FileUtils;
 import io.tideline.common.time.Time;
 import io.tideline.store.config.LogConfig;
+import io.tideline.store.epoch.EpochEndOffset;
+import io.tideline.store.epoch.LeaderEpochCache;
 import io.tideline.store.record.MemoryRecords;
+import io.tideline.store.record.RecordBatch;
 import io.tideline.store.retention.DeletionReason;
 import io.tideline.store.retention.RetentionRules;
 import io.tideline.store.retention.SegmentDeleter;
@@ -56,6 +59,7 @@ public final class Log implements AutoCloseable {
     private final ReentrantLock lock = new ReentrantLock();
     private final ConcurrentNavigableMap<Long, LogSegment> segments = new ConcurrentSkipListMap<>();
     private final int recoveredSegmentsOnLoad;
+    private final LeaderEpochCache epochCache;
 
     private volatile LogConfig config;
     private volatile long logStartOffset;
@@ -87,6 +91,7 @@ public final class Log implements AutoCloseable {
         this.endPosition = new EndPosition(logEndOffset, active.baseOffset(), active.size());
         this.recoveryPoint = loaded.recoveryPoint();
         this.recoveredSegmentsOnLoad = loaded.recoveredSegments();
+        this.epochCache = loaded.epochCache();
         this.highWatermark = clampHighWatermark(highWatermarkCheckpoint < 0 ? logEndOffset : highWatermarkCheckpoint);
     }
 
@@ -190,6 +195,9 @@ public final class Log implements AutoCloseable {
             ensureOpen();
             LogAppendInfo info = LogValidator.validateAndAssignOffsets(records, logEndOffset, leaderEpoch, config,
                     time.milliseconds(), logStartOffset);
+            if (leaderEpoch >= 0) {
+                epochCache.assign(leaderEpoch, info.firstOffset());
+            }
             append(records, info);
             return info;
         } finally {
@@ -210,6 +218,13 @@ public final class Log implements AutoCloseable {
             if (empty && info.firstOffset() < logEndOffset) {
                 // The leader's start offset lies inside this batch: re-base the empty log at the batch.
                 replaceEmptyActiveSegment(info.firstOffset());
+            }
+            // The leader's epochs travel in the batches; the follower's cache learns them as they come.
+            for (RecordBatch batch : records.batches()) {
+                int epoch = batch.partitionLeaderEpoch();
+                if (epoch >= 0 && epochCache.latestEpoch().map(latest -> epoch > latest).orElse(true)) {
+                    epochCache.assign(epoch, batch.baseOffset());
+                }
             }
             append(records, info);
             return info;
@@ -406,6 +421,26 @@ public final class Log implements AutoCloseable {
         return Optional.empty();
     }
 
+    // ---------------------------------------------------------------- leader epochs
+
+    /** The latest leader epoch that wrote to this log, if any. */
+    public Optional<Integer> latestEpoch() {
+        return epochCache.latestEpoch();
+    }
+
+    /**
+     * Where {@code epoch} ends in this log (OffsetsForLeaderEpoch): the largest epoch at or below it and
+     * the offset past its last record; a follower truncates there before fetching from a new leader.
+     */
+    public EpochEndOffset endOffsetForEpoch(int epoch) {
+        return epochCache.endOffsetFor(epoch, logEndOffset);
+    }
+
+    /** The (epoch, start offset) entries, as in the leader-epoch-checkpoint file. */
+    public List<io.tideline.store.checkpoint.EpochEntry> leaderEpochEntries() {
+        return epochCache.entries();
+    }
+
     // ---------------------------------------------------------------- high watermark
 
     /**
@@ -490,6 +525,7 @@ public final class Log implements AutoCloseable {
             }
             log.info("Incremented the log start offset of {} to {} ({})", topicPartition, newLogStartOffset, reason);
             logStartOffset = newLogStartOffset;
+            epochCache.truncateFromStart(newLogStartOffset);
             return true;
         } finally {
             lock.unlock();
@@ -557,6 +593,7 @@ public final class Log implements AutoCloseable {
         long newStart = Math.max(logStartOffset, segments.firstKey());
         if (newStart > logStartOffset) {
             logStartOffset = newStart;
+            epochCache.truncateFromStart(newStart);
         }
         List<LogSegment> renamed = new ArrayList<>();
         try {
@@ -598,6 +635,7 @@ public final class Log implements AutoCloseable {
                     segment.closeAndDeleteFiles();
                 }
             }
+            epochCache.truncateFromEnd(offset);
             LogSegment active = activeSegment();
             active.truncateTo(offset);
             active.resizeIndexes(config.segmentIndexBytes());
@@ -623,6 +661,7 @@ public final class Log implements AutoCloseable {
             }
             FileUtils.fsyncDirectory(dir);
             deleter.scheduleUnlink(all, config.fileDeleteDelayMs());
+            epochCache.clear();
             LogSegment fresh = newSegment(newOffset);
             segments.put(newOffset, fresh);
             logStartOffset = newOffset;

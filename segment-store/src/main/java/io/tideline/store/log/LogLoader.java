@@ -1,7 +1,11 @@
 package io.tideline.store.log;
 
+import io.tideline.store.checkpoint.CorruptCheckpointException;
+import io.tideline.store.checkpoint.LeaderEpochCheckpointFile;
 import io.tideline.store.config.LogConfig;
+import io.tideline.store.epoch.LeaderEpochCache;
 import io.tideline.common.time.Time;
+import io.tideline.store.segment.FileBatch;
 import io.tideline.store.segment.LogFileNames;
 import io.tideline.store.segment.LogSegment;
 import java.io.IOException;
@@ -35,7 +39,7 @@ final class LogLoader {
     private static final Logger log = LoggerFactory.getLogger(LogLoader.class);
 
     record LoadedLog(TreeMap<Long, LogSegment> segments, long logStartOffset, long logEndOffset, long recoveryPoint,
-                     int recoveredSegments, long truncatedBytes) {
+                     int recoveredSegments, long truncatedBytes, LeaderEpochCache epochCache) {
     }
 
     private LogLoader() {
@@ -104,12 +108,43 @@ final class LogLoader {
                     segment.flush();
                 }
             }
-            return new LoadedLog(segments, logStartOffset, logEndOffset, logEndOffset, recovered, truncatedBytes);
+            // The epoch cache must describe exactly the offsets the log holds after recovery.
+            LeaderEpochCache epochCache = loadEpochCache(dir, segments);
+            epochCache.truncateFromEnd(logEndOffset);
+            epochCache.truncateFromStart(logStartOffset);
+            return new LoadedLog(segments, logStartOffset, logEndOffset, logEndOffset, recovered, truncatedBytes, epochCache);
         } catch (IOException | RuntimeException e) {
             for (LogSegment segment : segments.values()) {
                 segment.close();
             }
             throw e;
+        }
+    }
+
+    /**
+     * The leader-epoch-checkpoint, or, if it is damaged, the same entries rebuilt from the batch
+     * headers (each batch carries the epoch of the leader that wrote it): recovered, never guessed.
+     */
+    private static LeaderEpochCache loadEpochCache(Path dir, TreeMap<Long, LogSegment> segments) throws IOException {
+        LeaderEpochCheckpointFile file = new LeaderEpochCheckpointFile(dir.resolve(LogFileNames.LEADER_EPOCH_CHECKPOINT));
+        try {
+            return LeaderEpochCache.load(file);
+        } catch (CorruptCheckpointException e) {
+            log.warn("{}; rebuilding the leader epochs of {} from its batches", e.getMessage(), dir);
+            Files.deleteIfExists(file.file());
+            LeaderEpochCache cache = LeaderEpochCache.load(file);
+            for (LogSegment segment : segments.values()) {
+                int position = 0;
+                FileBatch batch;
+                while ((batch = segment.log().batchAt(position, segment.size())) != null) {
+                    int epoch = batch.partitionLeaderEpoch();
+                    if (epoch >= 0 && cache.latestEpoch().map(latest -> epoch > latest).orElse(true)) {
+                        cache.assign(epoch, batch.baseOffset());
+                    }
+                    position += batch.sizeInBytes();
+                }
+            }
+            return cache;
         }
     }
 

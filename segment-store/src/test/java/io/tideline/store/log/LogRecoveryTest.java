@@ -186,9 +186,11 @@ class LogRecoveryTest {
         return entries;
     }
 
+    /** Segment files of the partition directory (its leader-epoch-checkpoint left out), sorted. */
     private List<String> filesInDir() throws IOException {
         try (Stream<Path> files = Files.list(dir())) {
-            return files.map(p -> p.getFileName().toString()).sorted().toList();
+            return files.map(p -> p.getFileName().toString())
+                    .filter(name -> !name.equals(LogFileNames.LEADER_EPOCH_CHECKPOINT)).sorted().toList();
         }
     }
 

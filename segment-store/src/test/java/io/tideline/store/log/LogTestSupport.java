@@ -157,10 +157,11 @@ final class LogTestSupport implements AutoCloseable {
         return records;
     }
 
-    /** The names of the files in {@code dir}, sorted. */
+    /** The names of the segment files in {@code dir} (the partition's checkpoint files left out), sorted. */
     static List<String> fileNames(Path dir) {
         try (Stream<Path> files = Files.list(dir)) {
-            return files.map(p -> p.getFileName().toString()).sorted().toList();
+            return files.map(p -> p.getFileName().toString())
+                    .filter(name -> !name.equals(LogFileNames.LEADER_EPOCH_CHECKPOINT)).sorted().toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
