@@ -26,6 +26,8 @@ import java.util.Optional;
  * moves only after bytes are written.
  */
 public final class LogSegment implements AutoCloseable {
+    private static final org.slf4j.Logger LOGGER = org.slf4j.LoggerFactory.getLogger(LogSegment.class);
+
     private final Path dir;
     private final long baseOffset;
     private final FileRecords log;
@@ -233,8 +235,7 @@ public final class LogSegment implements AutoCloseable {
         } catch (TidelineException e) {
             // a damaged entry pointing into the middle of a batch: fall through to the full scan
         }
-        org.slf4j.LoggerFactory.getLogger(LogSegment.class).warn(
-                "Offset index entry {} of {} does not name a batch boundary; scanning the segment instead",
+        LOGGER.warn("Offset index entry {} of {} does not name a batch boundary; scanning the segment instead",
                 entry, offsetIndex.file());
         return log.searchForOffset(offset, 0);
     }
