@@ -139,6 +139,11 @@ public final class QuorumServer implements AutoCloseable {
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
         RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, config.snapshotThreshold);
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
+        // Ratis' default ("1ms,10, 1s,20, 5s,1000") waits 5 s between appends to a follower after 30
+        // errors, and it counts every INCONSISTENCY reply as one: a voter back after a short outage with
+        // an uncommitted tail from its own term took 5 s per divergent entry to rejoin (over 20 s seen).
+        // Retrying every 100 ms costs a refused connect per 100 ms while a voter is down.
+        RaftServerConfigKeys.Log.Appender.setRetryPolicy(p, "1ms,10, 100ms,1000000");
         config.ratisProperties.forEach(p::set);
         return p;
     }

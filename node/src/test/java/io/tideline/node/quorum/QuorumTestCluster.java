@@ -4,12 +4,16 @@ import static org.awaitility.Awaitility.await;
 
 import com.codahale.metrics.Gauge;
 import com.codahale.metrics.MetricRegistry;
+import io.tideline.common.errors.Errors;
 import io.tideline.common.time.MockScheduler;
 import io.tideline.common.time.MockTime;
 import io.tideline.node.controller.ControllerSettings;
 import io.tideline.node.controller.client.ControllerClient;
 import io.tideline.node.metadata.ImageSerde;
 import io.tideline.node.metadata.MetadataImage;
+import io.tideline.proto.metadata.BrokerHeartbeatResponse;
+import io.tideline.proto.metadata.ControllerResponse;
+import io.tideline.proto.metadata.Endpoint;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -27,6 +31,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.awaitility.core.ConditionTimeoutException;
@@ -181,6 +186,62 @@ final class QuorumTestCluster implements AutoCloseable {
             return l.stream().allMatch(s -> Arrays.equals(first, ImageSerde.serialize(s.image())));
         });
         return live().get(0).image();
+    }
+
+    /** Ids of the voters not running now, ascending. */
+    List<Integer> down() {
+        List<Integer> ids = new ArrayList<>(new TreeMap<>(voters).keySet());
+        ids.removeAll(running.keySet());
+        return ids;
+    }
+
+    /**
+     * Waits until every live voter has applied the same Raft index and returns each one's image at it
+     * (node id -> image). Unlike {@link #awaitIdenticalImages()} it does not wait for equal bytes, so a
+     * divergence at one index is for the caller to assert, not a timeout. Images are immutable values:
+     * one read per voter per poll gives a consistent set. The term is compared too: Ratis' first entry
+     * has index 0, so offset 0 alone cannot tell the empty image from one that applied that entry.
+     */
+    Map<Integer, MetadataImage> awaitSameOffset() {
+        AtomicReference<Map<Integer, MetadataImage>> found = new AtomicReference<>();
+        awaitTrue("every live voter at the same offset", () -> {
+            Map<Integer, MetadataImage> images = new TreeMap<>();
+            for (QuorumServer s : live()) {
+                images.put(s.nodeId(), s.image());
+            }
+            if (images.values().stream().map(img -> img.term() + "/" + img.offset()).distinct().count() != 1) {
+                return false;
+            }
+            found.set(images);
+            return true;
+        });
+        return found.get();
+    }
+
+    /**
+     * Registers the brokers (ids >= 0, endpoints on localhost) and heartbeats each through the active
+     * controller until it is unfenced; returns their broker epochs.
+     */
+    Map<Integer, Long> registerAndUnfence(ControllerClient client, int... brokerIds) throws Exception {
+        Map<Integer, Long> epochs = new TreeMap<>();
+        for (int id : brokerIds) {
+            ControllerResponse r = client.registerBroker(id, "incarnation-" + id,
+                    List.of(Endpoint.newBuilder().setName("CLIENT").setHost("localhost")
+                            .setPort(9090 + id).build()), "").get();
+            if (r.getErrorCode() != Errors.NONE.code()) {
+                throw new AssertionError("registering broker " + id + " failed: " + r);
+            }
+            epochs.put(id, r.getBrokerEpoch());
+        }
+        for (int id : brokerIds) {
+            long epoch = epochs.get(id);
+            awaitTrue("broker " + id + " unfenced", () -> {
+                BrokerHeartbeatResponse hb = client.heartbeat(id, epoch, epoch, false).get();
+                return hb.getErrorCode() == Errors.NONE.code() && !hb.getFenced();
+            });
+        }
+        awaitDutiesSettled();
+        return epochs;
     }
 
     /** Waits until no controller command submitted by the duties is pending on any voter. */

@@ -65,7 +65,15 @@ public final class ControllerClient implements AutoCloseable {
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(1);
     private static final Duration ATTEMPT_TIMEOUT = Duration.ofSeconds(3);
 
-    private final RaftClient client;
+    /** Commands: Ratis' ordered async path (one sliding window of sequence numbers per client). */
+    private final RaftClient commands;
+    /**
+     * Queries, on a client of their own: when an unordered read is first to find a new leader, the
+     * shared client would send the next command straight there without restarting its sliding window,
+     * and the new leader holds it waiting for earlier sequence numbers until the attempt times out
+     * (commands stalled about 6 s after every failover while heartbeats went on).
+     */
+    private final RaftClient queries;
     private final Time time;
     private final long requestTimeoutMs;
 
@@ -82,6 +90,11 @@ public final class ControllerClient implements AutoCloseable {
     public ControllerClient(String clusterId, Map<Integer, InetSocketAddress> voters, Time time, Duration requestTimeout) {
         this.time = time;
         this.requestTimeoutMs = requestTimeout.toMillis();
+        this.commands = newRaftClient(clusterId, voters, requestTimeoutMs);
+        this.queries = newRaftClient(clusterId, voters, requestTimeoutMs);
+    }
+
+    private static RaftClient newRaftClient(String clusterId, Map<Integer, InetSocketAddress> voters, long requestTimeoutMs) {
         RaftProperties p = new RaftProperties();
         RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
         RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(ATTEMPT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
@@ -93,7 +106,7 @@ public final class ControllerClient implements AutoCloseable {
                 .setMaxSleepTime(TimeDuration.valueOf(MAX_BACKOFF.toMillis(), TimeUnit.MILLISECONDS))
                 .setMaxAttempts(attempts)
                 .build();
-        this.client = RaftClient.newBuilder()
+        return RaftClient.newBuilder()
                 .setProperties(p)
                 .setRaftGroup(QuorumIds.group(clusterId, voters))
                 .setRetryPolicy(retry)
@@ -106,7 +119,7 @@ public final class ControllerClient implements AutoCloseable {
                 ? command.toBuilder().setTimestampMs(time.milliseconds()).build() : command;
         CompletableFuture<ControllerResponse> f;
         try {
-            f = client.async().send(RatisMessages.of(stamped)).thenApply(RatisMessages::commandResponse);
+            f = commands.async().send(RatisMessages.of(stamped)).thenApply(RatisMessages::commandResponse);
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(RatisErrors.response(e));
         }
@@ -121,7 +134,7 @@ public final class ControllerClient implements AutoCloseable {
     public CompletableFuture<ControllerQueryResponse> query(ControllerQuery query) {
         CompletableFuture<ControllerQueryResponse> f;
         try {
-            f = client.async().sendReadOnlyUnordered(RatisMessages.of(query)).thenApply(RatisMessages::queryResponse);
+            f = queries.async().sendReadOnlyUnordered(RatisMessages.of(query)).thenApply(RatisMessages::queryResponse);
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(RatisErrors.queryResponse(e));
         }
@@ -193,10 +206,12 @@ public final class ControllerClient implements AutoCloseable {
 
     @Override
     public void close() {
-        try {
-            client.close();
-        } catch (IOException e) {
-            log.warn("Closing the controller client failed", e);
+        for (RaftClient c : List.of(commands, queries)) {
+            try {
+                c.close();
+            } catch (IOException e) {
+                log.warn("Closing the controller client failed", e);
+            }
         }
     }
 }
