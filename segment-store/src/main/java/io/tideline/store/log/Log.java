@@ -501,7 +501,6 @@ public final class Log implements AutoCloseable {
                 return DeleteRecordsResult.success(logStartOffset);
             }
             maybeIncrementLogStartOffset(target, "DeleteRecords");
-            deleteLogStartOffsetBreachedSegments();
             return DeleteRecordsResult.success(logStartOffset);
         } finally {
             lock.unlock();
@@ -509,8 +508,9 @@ public final class Log implements AutoCloseable {
     }
 
     /**
-     * Moves the start offset forward (never back, never past the high watermark). Used by
-     * DeleteRecords and by followers adopting the leader's start offset. Returns whether it moved.
+     * Moves the start offset forward (never back, never past the high watermark) and deletes the closed
+     * segments that fall wholly below it. Used by DeleteRecords and by followers adopting the leader's
+     * start offset. Returns whether it moved.
      */
     public boolean maybeIncrementLogStartOffset(long newLogStartOffset, String reason) {
         lock.lock();
@@ -526,6 +526,9 @@ public final class Log implements AutoCloseable {
             log.info("Incremented the log start offset of {} to {} ({})", topicPartition, newLogStartOffset, reason);
             logStartOffset = newLogStartOffset;
             epochCache.truncateFromStart(newLogStartOffset);
+            // Closed segments now wholly below the start offset go at once (renamed, unlinked after the
+            // delay), whoever moved it: DeleteRecords here, or a follower adopting its leader's.
+            deleteLogStartOffsetBreachedSegments();
             return true;
         } finally {
             lock.unlock();

@@ -61,6 +61,8 @@ public final class LogSegment implements AutoCloseable {
             maxTimestampSoFar = last.timestamp();
             offsetOfMaxTimestampSoFar = last.offset();
         }
+        // A reopened segment continues the index cadence where it stopped, not from zero.
+        bytesSinceLastIndexEntry = Math.max(0, log.sizeInBytes() - offsetIndex.lastEntry().position());
     }
 
     /**
@@ -152,9 +154,13 @@ public final class LogSegment implements AutoCloseable {
                 maxTimestampSoFar = batch.maxTimestamp();
                 offsetOfMaxTimestampSoFar = batch.lastOffset();
             }
-            if (bytesSinceLastIndexEntry > indexIntervalBytes) {
+            // A request of several batches can fill an index part-way (the roll check ran before it):
+            // the rest of it stays unindexed, and the next append rolls because the index is full.
+            if (bytesSinceLastIndexEntry > indexIntervalBytes && !offsetIndex.isFull()) {
                 offsetIndex.append(batch.lastOffset(), physicalPosition);
-                timeIndex.maybeAppend(maxTimestampSoFar, offsetOfMaxTimestampSoFar, false);
+                if (!timeIndex.isFull()) {
+                    timeIndex.maybeAppend(maxTimestampSoFar, offsetOfMaxTimestampSoFar, false);
+                }
                 bytesSinceLastIndexEntry = 0;
             }
             physicalPosition += batch.sizeInBytes();
@@ -364,9 +370,14 @@ public final class LogSegment implements AutoCloseable {
                 maxTimestampSoFar = batch.maxTimestamp();
                 offsetOfMaxTimestampSoFar = batch.lastOffset();
             }
-            if (validBytes - lastIndexEntry > indexIntervalBytes) {
+            // An index that fills up during a rebuild stays sparse at its end: lookups scan a little
+            // further, which is correct, whereas the segment's data may have been indexed at another
+            // cadence before (a reopened segment restarts its count) and need more entries than fit.
+            if (validBytes - lastIndexEntry > indexIntervalBytes && !offsetIndex.isFull()) {
                 offsetIndex.append(batch.lastOffset(), validBytes);
-                timeIndex.maybeAppend(maxTimestampSoFar, offsetOfMaxTimestampSoFar, false);
+                if (!timeIndex.isFull()) {
+                    timeIndex.maybeAppend(maxTimestampSoFar, offsetOfMaxTimestampSoFar, false);
+                }
                 lastIndexEntry = validBytes;
             }
             if (validBytes == 0) {

@@ -284,8 +284,9 @@ class LogRetentionTest {
     @Test
     void segmentsWhollyBelowTheLogStartOffsetAreDeletedWithBothLimitsOff() throws Exception {
         long now = env.now();
-        Log log = logWithClosedSegments(config("retention.ms", -1, "retention.bytes", -1), now, now, now);
-        assertTrue(log.maybeIncrementLogStartOffset(25, "test"));
+        Map<String, Object> noLimits = config("retention.ms", -1, "retention.bytes", -1);
+        Log log = env.reopenWithStartOffset(logWithClosedSegments(noLimits, now, now, now), noLimits, 25);
+        assertEquals(List.of(0L, 10L, 20L, 30L), baseOffsets(log), "loading deletes nothing");
 
         assertEquals(2, log.deleteOldSegments());
 
@@ -300,8 +301,8 @@ class LogRetentionTest {
         // Segment 1 is young: the time rule alone would stop at it. The size rule takes it first.
         Log log = logWithClosedSegments(config("retention.ms", 7 * DAY_MS), old, now, old, old, now);
         long segmentSize = log.activeSegment().size();
-        log.updateConfig(LogConfig.fromMap(config("retention.ms", 7 * DAY_MS, "retention.bytes", 4 * segmentSize)));
-        log.maybeIncrementLogStartOffset(10, "test");
+        Map<String, Object> limits = config("retention.ms", 7 * DAY_MS, "retention.bytes", 4 * segmentSize);
+        log = env.reopenWithStartOffset(log, limits, 10);
 
         assertEquals(4, log.deleteOldSegments());
 

@@ -82,6 +82,19 @@ final class LogTestSupport implements AutoCloseable {
         return again;
     }
 
+    /**
+     * Reopens {@code log} with {@code logStartOffset} as the checkpointed start offset: the way a log
+     * holds closed segments wholly below its start offset (loading never deletes them; the next
+     * retention pass does).
+     */
+    Log reopenWithStartOffset(Log log, Map<String, ?> config, long logStartOffset) throws IOException {
+        log.close();
+        Log again = Log.open(log.dir(), LogConfig.fromMap(config), time, new Random(7), deleter, logStartOffset,
+                log.recoveryPoint(), log.highWatermark(), true);
+        opened.add(again);
+        return again;
+    }
+
     /** One batch of {@code count} records, all with {@code timestamp}, values of about 20 bytes. */
     static MemoryRecords batch(long timestamp, int count) {
         RecordBatchBuilder builder = new RecordBatchBuilder(0);
