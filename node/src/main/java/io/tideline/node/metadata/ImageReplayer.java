@@ -9,6 +9,7 @@ import io.tideline.proto.metadata.PartitionChangeRecord;
 import io.tideline.proto.metadata.PartitionRecord;
 import io.tideline.proto.metadata.TopicRecord;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -36,10 +37,13 @@ public final class ImageReplayer {
         final TreeMap<String, TopicImage> topics;
         final TreeMap<String, List<PartitionChangeRecord>> changes;
         final TreeMap<String, FailedReplicaRecord> failed;
+        /** Topic id -> name, kept in step with {@link #topics}: records name topics by id. */
+        final Map<String, String> namesById = new HashMap<>();
 
         Builder(MetadataImage image) {
             brokers = new TreeMap<>(image.brokers());
             topics = new TreeMap<>(image.topics());
+            topics.values().forEach(t -> namesById.put(t.id(), t.name()));
             changes = new TreeMap<>(image.recentChangesByPartition());
             failed = new TreeMap<>(image.failedReplicas());
         }
@@ -73,6 +77,7 @@ public final class ImageReplayer {
                     String topicId = record.getRemoveTopic().getTopicId();
                     TopicImage t = topicById(topicId);
                     topics.remove(t.name());
+                    namesById.remove(topicId);
                     changes.keySet().removeIf(k -> k.startsWith(topicId + ":"));
                     failed.keySet().removeIf(k -> k.startsWith(topicId + ":"));
                 }
@@ -105,6 +110,7 @@ public final class ImageReplayer {
                 throw new IllegalStateException("topic " + topic.getName() + " exists already");
             }
             topics.put(topic.getName(), new TopicImage(topic, new TreeMap<>(), new TreeMap<>()));
+            namesById.put(topic.getTopicId(), topic.getName());
         }
 
         private void applyPartition(PartitionRecord partition) {
@@ -113,12 +119,11 @@ public final class ImageReplayer {
         }
 
         private TopicImage topicById(String topicId) {
-            for (Map.Entry<String, TopicImage> e : topics.entrySet()) {
-                if (e.getValue().id().equals(topicId)) {
-                    return e.getValue();
-                }
+            String name = namesById.get(topicId);
+            if (name == null) {
+                throw new IllegalStateException("no topic with id " + topicId);
             }
-            throw new IllegalStateException("no topic with id " + topicId);
+            return topics.get(name);
         }
 
         MetadataImage build(long offset, long term) {

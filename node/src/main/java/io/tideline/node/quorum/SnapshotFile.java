@@ -1,15 +1,13 @@
 package io.tideline.node.quorum;
 
+import io.tideline.common.io.FileUtils;
 import io.tideline.node.metadata.ImageSerde;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.proto.metadata.MetadataSnapshot;
 import java.io.File;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.stream.Stream;
@@ -43,20 +41,12 @@ public final class SnapshotFile {
         Path dir = target.toPath().getParent();
         Files.createDirectories(dir);
         Path tmp = dir.resolve(target.getName() + ".tmp");
-        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-            java.nio.ByteBuffer buf = java.nio.ByteBuffer.wrap(bytes);
-            while (buf.hasRemaining()) {
-                ch.write(buf);
-            }
-            ch.force(true);
-        }
+        FileUtils.writeAndSync(tmp, bytes);
         // Ratis' computeAndSaveMd5ForFile would name the checksum after the temporary file; compute
         // over the temporary file and save it under the final name instead, before the rename.
         MD5Hash md5 = MD5FileUtil.computeMd5ForFile(tmp.toFile());
         MD5FileUtil.saveMD5File(target, md5);
-        Files.move(tmp, target.toPath(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        fsyncDirectory(dir);
+        FileUtils.atomicMoveWithFallback(tmp, target.toPath()); // also fsyncs the directory
     }
 
     /**
@@ -111,13 +101,5 @@ public final class SnapshotFile {
             }
         }
         return Optional.ofNullable(best);
-    }
-
-    private static void fsyncDirectory(Path dir) {
-        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-            ch.force(true);
-        } catch (IOException ignored) {
-            // Not every file system lets a directory be opened for sync; the rename is still atomic.
-        }
     }
 }

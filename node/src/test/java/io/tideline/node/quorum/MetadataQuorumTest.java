@@ -66,10 +66,7 @@ class MetadataQuorumTest {
     @AfterEach
     void tearDown() {
         if (cluster != null) {
-            List<String> faults = List.copyOf(cluster.faults);
-            cluster.close();
-            assertTrue(faults.isEmpty(), "metadata faults: " + faults);
-            assertTrue(cluster.scheduler.failures().isEmpty(), "scheduled task failures: " + cluster.scheduler.failures());
+            cluster.closeAndAssertNoFaults();
         }
     }
 

@@ -283,6 +283,21 @@ final class QuorumTestCluster implements AutoCloseable {
     }
 
     /** Closes clients, then every voter in parallel (a Ratis server takes up to ~1.5 s to close). */
+    /**
+     * Closes everything, then fails if a voter reported a metadata fault or a scheduled task threw:
+     * both would otherwise pass unnoticed (they happen on Ratis' and the scheduler's threads).
+     */
+    public void closeAndAssertNoFaults() {
+        List<String> seenFaults = List.copyOf(faults);
+        close();
+        if (!seenFaults.isEmpty()) {
+            throw new AssertionError("metadata faults: " + seenFaults);
+        }
+        if (!scheduler.failures().isEmpty()) {
+            throw new AssertionError("scheduled task failures: " + scheduler.failures());
+        }
+    }
+
     @Override
     public void close() {
         clients.forEach(ControllerClient::close);

@@ -55,7 +55,7 @@ public final class FollowerPartition {
         this.leaderEpoch = leaderEpoch;
         this.freshReplica = localLog.logEndOffset() == 0L && localLog.logStartOffset() == 0L && localLog.size() == 0L;
         // A replicated log's high watermark comes from the leader from now on, not from its own log end.
-        localLog.updateHighWatermark(localLog.highWatermark());
+        localLog.stopFollowingLogEndWithHighWatermark();
     }
 
     // ---------------------------------------------------------------- accessors

@@ -54,7 +54,16 @@ public final class FileUtils {
     /** Writes {@code content} to {@code target} via a tmp file, fsync and atomic rename. */
     public static void writeAtomically(Path target, byte[] content) throws IOException {
         Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
-        try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+        writeAndSync(tmp, content);
+        atomicMoveWithFallback(tmp, target);
+    }
+
+    /**
+     * Replaces {@code file}'s content and fsyncs it: the first half of an atomic write, for callers
+     * that must do something between the write and the rename (a checksum file, say).
+     */
+    public static void writeAndSync(Path file, byte[] content) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
             java.nio.ByteBuffer buffer = java.nio.ByteBuffer.wrap(content);
             while (buffer.hasRemaining()) {
@@ -62,7 +71,6 @@ public final class FileUtils {
             }
             channel.force(true);
         }
-        atomicMoveWithFallback(tmp, target);
     }
 
     /** Deletes a directory tree; missing paths are fine. */

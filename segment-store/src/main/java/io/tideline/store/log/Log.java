@@ -193,12 +193,13 @@ public final class Log implements AutoCloseable {
         lock.lock();
         try {
             ensureOpen();
-            LogAppendInfo info = LogValidator.validateAndAssignOffsets(records, logEndOffset, leaderEpoch, config,
-                    time.milliseconds(), logStartOffset);
+            List<RecordBatch> batches = LogValidator.validateFraming(records, config);
+            LogAppendInfo info = LogValidator.validateAndAssignOffsets(records, batches, logEndOffset, leaderEpoch,
+                    config, time.milliseconds(), logStartOffset);
             if (leaderEpoch >= 0) {
                 epochCache.assign(leaderEpoch, info.firstOffset());
             }
-            append(records, info);
+            append(records, batches, info);
             return info;
         } finally {
             lock.unlock();
@@ -214,29 +215,30 @@ public final class Log implements AutoCloseable {
         try {
             ensureOpen();
             boolean empty = size() == 0;
-            LogAppendInfo info = LogValidator.validateFollowerBatches(records, logEndOffset, empty, config, logStartOffset);
+            List<RecordBatch> batches = LogValidator.validateFraming(records, config);
+            LogAppendInfo info = LogValidator.validateFollowerBatches(records, batches, logEndOffset, empty, logStartOffset);
             if (empty && info.firstOffset() < logEndOffset) {
                 // The leader's start offset lies inside this batch: re-base the empty log at the batch.
                 replaceEmptyActiveSegment(info.firstOffset());
             }
             // The leader's epochs travel in the batches; the follower's cache learns them as they come.
-            for (RecordBatch batch : records.batches()) {
+            for (RecordBatch batch : batches) {
                 int epoch = batch.partitionLeaderEpoch();
                 if (epoch >= 0 && epochCache.latestEpoch().map(latest -> epoch > latest).orElse(true)) {
                     epochCache.assign(epoch, batch.baseOffset());
                 }
             }
-            append(records, info);
+            append(records, batches, info);
             return info;
         } finally {
             lock.unlock();
         }
     }
 
-    private void append(MemoryRecords records, LogAppendInfo info) {
+    private void append(MemoryRecords records, List<RecordBatch> batches, LogAppendInfo info) {
         try {
             LogSegment segment = maybeRoll(records.sizeInBytes(), info);
-            segment.append(records);
+            segment.append(records, batches);
             publishEnd(info.lastOffset() + 1, segment);
             if (highWatermarkFollowsLogEnd) {
                 highWatermark = logEndOffset;
@@ -453,6 +455,19 @@ public final class Log implements AutoCloseable {
             highWatermarkFollowsLogEnd = false;
             highWatermark = clampHighWatermark(newHighWatermark);
             return highWatermark;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * A replication layer owns the high watermark from now on: it stays where it is until
+     * {@link #updateHighWatermark} moves it, however far appends take the log end.
+     */
+    public void stopFollowingLogEndWithHighWatermark() {
+        lock.lock();
+        try {
+            highWatermarkFollowsLogEnd = false;
         } finally {
             lock.unlock();
         }

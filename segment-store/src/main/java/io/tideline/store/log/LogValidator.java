@@ -16,7 +16,10 @@ final class LogValidator {
     private LogValidator() {
     }
 
-    /** Checks shared by leader and follower appends: framing, magic, CRC, sizes. */
+    /**
+     * Checks shared by leader and follower appends: framing, magic, CRC, sizes. Returns the batches,
+     * parsed once here and handed to the other checks and to the segment.
+     */
     static List<RecordBatch> validateFraming(MemoryRecords records, LogConfig config) {
         // Truncation first: a request holding only part of a batch is a torn batch (CORRUPT_MESSAGE),
         // not an empty request.
@@ -44,13 +47,12 @@ final class LogValidator {
     }
 
     /**
-     * Leader path: validates every record, then assigns offsets from {@code firstOffset}, stamps
+     * Leader path ({@code batches} from {@link #validateFraming}): validates every record, then assigns offsets from {@code firstOffset}, stamps
      * {@code leaderEpoch} and sets each batch's max timestamp (LogAppendTime: {@code nowMs}).
      * Rewrites the batches in place; returns what was assigned.
      */
-    static LogAppendInfo validateAndAssignOffsets(MemoryRecords records, long firstOffset, int leaderEpoch,
-                                                  LogConfig config, long nowMs, long logStartOffset) {
-        List<RecordBatch> batches = validateFraming(records, config);
+    static LogAppendInfo validateAndAssignOffsets(MemoryRecords records, List<RecordBatch> batches, long firstOffset,
+                                                  int leaderEpoch, LogConfig config, long nowMs, long logStartOffset) {
         long nextOffset = firstOffset;
         long maxTimestamp = RecordBatch.NO_TIMESTAMP;
         long offsetOfMaxTimestamp = firstOffset;
@@ -120,9 +122,8 @@ final class LogValidator {
      * the first batch contains that offset (the leader's start offset can sit inside a batch after
      * DeleteRecords).
      */
-    static LogAppendInfo validateFollowerBatches(MemoryRecords records, long expectedFirstOffset, boolean logEmpty,
-                                                 LogConfig config, long logStartOffset) {
-        List<RecordBatch> batches = validateFraming(records, config);
+    static LogAppendInfo validateFollowerBatches(MemoryRecords records, List<RecordBatch> batches, long expectedFirstOffset,
+                                                 boolean logEmpty, long logStartOffset) {
         RecordBatch first = batches.get(0);
         boolean containsStart = first.baseOffset() <= expectedFirstOffset && first.lastOffset() >= expectedFirstOffset;
         if (first.baseOffset() != expectedFirstOffset && !(logEmpty && containsStart)) {

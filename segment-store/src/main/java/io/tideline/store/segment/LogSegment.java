@@ -14,6 +14,7 @@ import io.tideline.store.record.RecordBatch;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -133,14 +134,13 @@ public final class LogSegment implements AutoCloseable {
     /**
      * Appends batches whose offsets are already assigned. Index entries are added every
      * {@code index.interval.bytes}: (last offset of the batch, its position) and (max timestamp so
-     * far, its offset).
+     * far, its offset). {@code batches} are {@code records}' batches, parsed once by the caller.
      */
-    public void append(MemoryRecords records) throws IOException {
+    public void append(MemoryRecords records, List<RecordBatch> batches) throws IOException {
         if (records.sizeInBytes() == 0) {
             return;
         }
         int physicalPosition = log.sizeInBytes();
-        java.util.List<RecordBatch> batches = records.batches();
         if (physicalPosition == 0) {
             rollingBasedTimestamp = Optional.of(batches.get(0).maxTimestamp());
         }
