@@ -37,7 +37,7 @@ public final class LeaderState {
     private final int localBrokerId;
     private final int leaderEpoch;
     private final long leaderEpochStartOffset;
-    private final List<Integer> replicas;
+    private List<Integer> replicas;
     private final int minInsyncReplicas;
     private final long replicaLagTimeMaxMs;
     private final LocalLog log;
@@ -202,6 +202,34 @@ public final class LeaderState {
             throw new IllegalArgumentException("Committed ISR " + newIsr + " is not within the replicas " + replicas);
         }
         isr = committed;
+        partitionEpoch = newPartitionEpoch;
+        pendingIsrChange = null;
+        return maybeAdvanceHighWatermark();
+    }
+
+    /**
+     * The controller committed a new assignment under the same leader epoch (a reassignment added or
+     * removed replicas). Known followers keep their state; a new one starts unknown and out of the ISR.
+     *
+     * @return whether the high watermark advanced (a removed laggard can unblock it)
+     */
+    public boolean onAssignmentCommitted(List<Integer> newReplicas, List<Integer> newIsr, int newPartitionEpoch,
+                                         long nowMs) {
+        if (newPartitionEpoch <= partitionEpoch) {
+            return false;
+        }
+        if (!newReplicas.contains(localBrokerId) || !newReplicas.containsAll(newIsr)) {
+            throw new IllegalArgumentException("Assignment " + newReplicas + " / ISR " + newIsr
+                    + " must contain the leader " + localBrokerId + " and the ISR");
+        }
+        replicas = List.copyOf(newReplicas);
+        followers.keySet().retainAll(replicas);
+        for (int replica : replicas) {
+            if (replica != localBrokerId && !followers.containsKey(replica)) {
+                followers.put(replica, new FollowerState(replica, newIsr.contains(replica) ? nowMs : 0L));
+            }
+        }
+        isr = List.copyOf(newIsr);
         partitionEpoch = newPartitionEpoch;
         pendingIsrChange = null;
         return maybeAdvanceHighWatermark();

@@ -1,0 +1,19 @@
+package io.tideline.replication.fetcher;
+
+import io.tideline.common.TopicPartition;
+import io.tideline.replication.follower.FailureReason;
+import java.util.Optional;
+
+/** What the fetchers tell the replica manager. Called on fetcher threads; must not block long. */
+public interface FetcherListener {
+    FetcherListener NONE = new FetcherListener() {
+    };
+
+    /** A replica became FAILED (reason present) or left FAILED through a rebuild (empty). */
+    default void onFailureChanged(TopicPartition tp, Optional<FailureReason> reason) {
+    }
+
+    /** The local log of a follower changed (appended, truncated, start offset moved). */
+    default void onLogChanged(TopicPartition tp) {
+    }
+}

@@ -1,0 +1,108 @@
+package io.tideline.replication.metrics;
+
+import com.codahale.metrics.Gauge;
+import com.codahale.metrics.MetricRegistry;
+import io.tideline.common.TopicPartition;
+import io.tideline.replication.fetcher.FollowerStatusView;
+import io.tideline.replication.follower.ReplicaStatus;
+import io.tideline.replication.server.Partition;
+import io.tideline.replication.server.ReplicaManager;
+import java.util.List;
+import java.util.function.Predicate;
+
+/**
+ * Replication metrics under Kafka's JMX-style names, so dashboards built for Kafka find them:
+ * <ul>
+ *   <li>{@code kafka.server:type=ReplicaManager,name=...}: UnderReplicatedPartitions, UnderMinIsrPartitionCount,
+ *       AtMinIsrPartitionCount, OfflineReplicaCount, LeaderCount, PartitionCount, IsrShrinksPerSec,
+ *       IsrExpandsPerSec, FailedIsrUpdatesPerSec;</li>
+ *   <li>{@code kafka.server:type=ReplicaFetcherManager,name=MaxLag|FailedPartitionsCount,clientId=Replica};</li>
+ *   <li>per partition {@code kafka.cluster:type=Partition,name=UnderReplicated|InSyncReplicasCount|ReplicasCount|
+ *       OffsetOutOfRangeCount,topic=T,partition=P} (the last is ours: OFFSET_OUT_OF_RANGE answers this leader gave
+ *       to followers).</li>
+ * </ul>
+ * Partition-level counts are taken over the partitions this broker leads, as in Kafka.
+ * OfflineReplicaCount counts replicas hosted here whose partition has no leader.
+ */
+public final class ReplicationMetrics {
+    public static final String REPLICA_MANAGER = "kafka.server:type=ReplicaManager,name=";
+    public static final String UNDER_REPLICATED_PARTITIONS = REPLICA_MANAGER + "UnderReplicatedPartitions";
+    public static final String UNDER_MIN_ISR_PARTITION_COUNT = REPLICA_MANAGER + "UnderMinIsrPartitionCount";
+    public static final String AT_MIN_ISR_PARTITION_COUNT = REPLICA_MANAGER + "AtMinIsrPartitionCount";
+    public static final String OFFLINE_REPLICA_COUNT = REPLICA_MANAGER + "OfflineReplicaCount";
+    public static final String LEADER_COUNT = REPLICA_MANAGER + "LeaderCount";
+    public static final String PARTITION_COUNT = REPLICA_MANAGER + "PartitionCount";
+    public static final String ISR_SHRINKS_PER_SEC = REPLICA_MANAGER + "IsrShrinksPerSec";
+    public static final String ISR_EXPANDS_PER_SEC = REPLICA_MANAGER + "IsrExpandsPerSec";
+    public static final String FAILED_ISR_UPDATES_PER_SEC = REPLICA_MANAGER + "FailedIsrUpdatesPerSec";
+    public static final String FETCHER_MAX_LAG = "kafka.server:type=ReplicaFetcherManager,name=MaxLag,clientId=Replica";
+    public static final String FETCHER_FAILED_PARTITIONS =
+            "kafka.server:type=ReplicaFetcherManager,name=FailedPartitionsCount,clientId=Replica";
+    public static final List<String> PARTITION_GAUGES = List.of("UnderReplicated", "InSyncReplicasCount",
+            "ReplicasCount", "OffsetOutOfRangeCount");
+
+    private ReplicationMetrics() {
+    }
+
+    public static String partitionMetric(String name, TopicPartition tp) {
+        return "kafka.cluster:type=Partition,name=" + name + ",topic=" + tp.topic() + ",partition=" + tp.partition();
+    }
+
+    /** Broker-wide gauges and meters. */
+    public static void register(MetricRegistry registry, ReplicaManager manager) {
+        registry.register(UNDER_REPLICATED_PARTITIONS, (Gauge<Integer>) () -> countLeaders(manager,
+                p -> p.isr().size() < p.replicas().size()));
+        registry.register(UNDER_MIN_ISR_PARTITION_COUNT, (Gauge<Integer>) () -> countLeaders(manager,
+                p -> p.isr().size() < p.minInsyncReplicas()));
+        registry.register(AT_MIN_ISR_PARTITION_COUNT, (Gauge<Integer>) () -> countLeaders(manager,
+                p -> p.isr().size() == p.minInsyncReplicas()));
+        registry.register(OFFLINE_REPLICA_COUNT, (Gauge<Integer>) () -> (int) manager.partitions().stream()
+                .filter(p -> p.metadata().map(m -> m.leaderId() < 0).orElse(false)).count());
+        registry.register(LEADER_COUNT, (Gauge<Integer>) () -> countLeaders(manager, p -> true));
+        registry.register(PARTITION_COUNT, (Gauge<Integer>) () -> manager.partitions().size());
+        registry.register(ISR_SHRINKS_PER_SEC, manager.stats().isrShrinks());
+        registry.register(ISR_EXPANDS_PER_SEC, manager.stats().isrExpands());
+        registry.register(FAILED_ISR_UPDATES_PER_SEC, manager.stats().failedIsrUpdates());
+        registry.register(FETCHER_MAX_LAG, (Gauge<Long>) () -> manager.fetcherManager().statuses().stream()
+                .mapToLong(FollowerStatusView::lag).max().orElse(0L));
+        registry.register(FETCHER_FAILED_PARTITIONS, (Gauge<Integer>) () -> (int) manager.fetcherManager().statuses()
+                .stream().filter(s -> s.status() == ReplicaStatus.FAILED).count());
+    }
+
+    /** Removes what {@link #register} added (the broker's replica manager closes). */
+    public static void unregister(MetricRegistry registry) {
+        for (String name : List.of(UNDER_REPLICATED_PARTITIONS, UNDER_MIN_ISR_PARTITION_COUNT, AT_MIN_ISR_PARTITION_COUNT,
+                OFFLINE_REPLICA_COUNT, LEADER_COUNT, PARTITION_COUNT, ISR_SHRINKS_PER_SEC, ISR_EXPANDS_PER_SEC,
+                FAILED_ISR_UPDATES_PER_SEC, FETCHER_MAX_LAG, FETCHER_FAILED_PARTITIONS)) {
+            registry.remove(name);
+        }
+    }
+
+    /** Gauges of one hosted partition; registered when it is created here, removed when it goes. */
+    public static void registerPartition(MetricRegistry registry, Partition partition) {
+        TopicPartition tp = partition.topicPartition();
+        registry.register(partitionMetric("UnderReplicated", tp), (Gauge<Integer>) () ->
+                partition.isLeader() && partition.isr().size() < partition.replicas().size() ? 1 : 0);
+        registry.register(partitionMetric("InSyncReplicasCount", tp), (Gauge<Integer>) () -> partition.isr().size());
+        registry.register(partitionMetric("ReplicasCount", tp), (Gauge<Integer>) () ->
+                partition.isLeader() ? partition.replicas().size() : 0);
+        registry.register(partitionMetric("OffsetOutOfRangeCount", tp),
+                (Gauge<Long>) partition::offsetOutOfRangeAnswers);
+    }
+
+    public static void removePartition(MetricRegistry registry, TopicPartition tp) {
+        for (String name : PARTITION_GAUGES) {
+            registry.remove(partitionMetric(name, tp));
+        }
+    }
+
+    private static int countLeaders(ReplicaManager manager, Predicate<Partition> predicate) {
+        int n = 0;
+        for (Partition p : manager.partitions()) {
+            if (p.isLeader() && predicate.test(p)) {
+                n++;
+            }
+        }
+        return n;
+    }
+}

@@ -1,0 +1,71 @@
+package io.tideline.replication.rpc;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.UnsafeByteOperations;
+import io.tideline.common.TopicPartition;
+import io.tideline.common.errors.Errors;
+import io.tideline.proto.replication.FetchPartition;
+import io.tideline.proto.replication.FetchedPartition;
+import io.tideline.replication.follower.DivergingEpoch;
+import io.tideline.replication.follower.FetchResponseData;
+import io.tideline.replication.server.FollowerFetch;
+import io.tideline.store.record.MemoryRecords;
+import java.nio.ByteBuffer;
+import java.util.Optional;
+
+/** Conversions between the replication wire messages and the replica manager's types. */
+final class ReplicationProtos {
+    private ReplicationProtos() {
+    }
+
+    static FetchPartition toProto(FollowerFetch fetch) {
+        return FetchPartition.newBuilder()
+                .setTopic(fetch.topicPartition().topic())
+                .setPartition(fetch.topicPartition().partition())
+                .setCurrentLeaderEpoch(fetch.currentLeaderEpoch())
+                .setFetchOffset(fetch.fetchOffset())
+                .setLastFetchedEpoch(fetch.lastFetchedEpoch())
+                .setLogStartOffset(fetch.logStartOffset())
+                .setHighWatermark(fetch.highWatermark())
+                .setPartitionMaxBytes(fetch.maxBytes())
+                .build();
+    }
+
+    static FollowerFetch fromProto(FetchPartition p) {
+        return new FollowerFetch(new TopicPartition(p.getTopic(), p.getPartition()), p.getCurrentLeaderEpoch(),
+                p.getFetchOffset(), p.getLastFetchedEpoch(), p.getLogStartOffset(), p.getHighWatermark(),
+                p.getPartitionMaxBytes());
+    }
+
+    static FetchedPartition toProto(TopicPartition tp, FetchResponseData data) {
+        FetchedPartition.Builder b = FetchedPartition.newBuilder()
+                .setTopic(tp.topic())
+                .setPartition(tp.partition())
+                .setErrorCode(data.error().code())
+                .setHighWatermark(data.leaderHighWatermark())
+                .setLogStartOffset(data.leaderLogStartOffset())
+                .setLogEndOffset(data.leaderLogEndOffset());
+        data.divergingEpoch().ifPresent(d -> b.setDivergingEpoch(
+                io.tideline.proto.replication.DivergingEpoch.newBuilder().setEpoch(d.epoch()).setEndOffset(d.endOffset())));
+        if (data.records().sizeInBytes() > 0) {
+            // The buffer is not touched again once handed over: wrap it instead of copying.
+            b.setRecords(UnsafeByteOperations.unsafeWrap(data.records().buffer().duplicate()));
+        }
+        return b.build();
+    }
+
+    static FetchResponseData fromProto(FetchedPartition p) {
+        Optional<DivergingEpoch> diverging = p.hasDivergingEpoch()
+                ? Optional.of(new DivergingEpoch(p.getDivergingEpoch().getEpoch(), p.getDivergingEpoch().getEndOffset()))
+                : Optional.empty();
+        ByteString bytes = p.getRecords();
+        MemoryRecords records = bytes.isEmpty() ? MemoryRecords.EMPTY
+                : MemoryRecords.readableRecords(ByteBuffer.wrap(bytes.toByteArray()));
+        return new FetchResponseData(Errors.forCode(p.getErrorCode()), records, p.getHighWatermark(),
+                p.getLogStartOffset(), p.getLogEndOffset(), diverging);
+    }
+
+    static TopicPartition topicPartition(FetchedPartition p) {
+        return new TopicPartition(p.getTopic(), p.getPartition());
+    }
+}

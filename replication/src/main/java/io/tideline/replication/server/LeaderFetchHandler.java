@@ -1,0 +1,143 @@
+package io.tideline.replication.server;
+
+import io.tideline.common.TopicPartition;
+import io.tideline.common.errors.Errors;
+import io.tideline.common.time.Time;
+import io.tideline.replication.fetcher.ReplicationQuota;
+import io.tideline.replication.follower.FetchResponseData;
+import io.tideline.replication.purgatory.DelayedOperations;
+import io.tideline.store.log.FetchDataInfo;
+import io.tideline.store.log.Log;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+/**
+ * The leader's side of replica fetches: validates and reads each partition, records the follower's
+ * position, and long-polls (parks the fetch in a purgatory) while there is less than min.bytes to send
+ * and nothing new for the follower.
+ */
+final class LeaderFetchHandler {
+    /** What the manager must do after a follower moved: trigger waiters, send ISR expansions. */
+    interface FetchListener {
+        void onFollowerFetched(Partition partition, Partition.FollowerFetchResult result);
+    }
+
+    private final Function<TopicPartition, Optional<Partition>> partitions;
+    private final DelayedOperations<TopicPartition> purgatory;
+    private final ReplicationQuota leaderQuota;
+    private final Time time;
+    private final FetchListener listener;
+
+    LeaderFetchHandler(Function<TopicPartition, Optional<Partition>> partitions,
+                       DelayedOperations<TopicPartition> purgatory, ReplicationQuota leaderQuota, Time time,
+                       FetchListener listener) {
+        this.partitions = partitions;
+        this.purgatory = purgatory;
+        this.leaderQuota = leaderQuota;
+        this.time = time;
+        this.listener = listener;
+    }
+
+    DelayedOperations<TopicPartition> purgatory() {
+        return purgatory;
+    }
+
+    CompletableFuture<Map<TopicPartition, FetchResponseData>> fetch(int replicaId, List<FollowerFetch> fetches,
+                                                                    int minBytes, int maxBytes, int maxWaitMs) {
+        CompletableFuture<Map<TopicPartition, FetchResponseData>> future = new CompletableFuture<>();
+        Round first = read(replicaId, fetches, maxBytes);
+        if (maxWaitMs <= 0 || first.bytes >= minBytes || first.newsOrError || fetches.isEmpty()) {
+            future.complete(first.results);
+            return future;
+        }
+        DelayedReplicaFetch delayed = new DelayedReplicaFetch(maxWaitMs, fetches,
+                parked -> ready(parked, minBytes), () -> read(replicaId, fetches, maxBytes).results, future);
+        purgatory.tryCompleteElseWatch(delayed, delayed.keys());
+        return future;
+    }
+
+    /** One pass over the partitions of a fetch. */
+    private record Round(Map<TopicPartition, FetchResponseData> results, int bytes, boolean newsOrError) {
+    }
+
+    private Round read(int replicaId, List<FollowerFetch> fetches, int maxBytes) {
+        Map<TopicPartition, FetchResponseData> results = new LinkedHashMap<>();
+        int bytes = 0;
+        boolean newsOrError = false;
+        long nowMs = time.milliseconds();
+        for (FollowerFetch fetch : fetches) {
+            Optional<Partition> partition = partitions.apply(fetch.topicPartition());
+            if (partition.isEmpty()) {
+                results.put(fetch.topicPartition(), FetchResponseData.error(Errors.NOT_LEADER_OR_FOLLOWER, -1, -1, -1));
+                newsOrError = true;
+                continue;
+            }
+            Partition p = partition.get();
+            boolean throttled = p.settings().map(PartitionSettings::leaderThrottled).orElse(false)
+                    && leaderQuota.isExceeded();
+            int remaining = Math.max(0, maxBytes - bytes);
+            Partition.FollowerFetchResult result = p.fetchForFollower(replicaId, fetch, remaining, bytes == 0,
+                    throttled, nowMs);
+            FetchResponseData data = result.response();
+            int size = data.records().sizeInBytes();
+            if (size > 0 && p.settings().map(PartitionSettings::leaderThrottled).orElse(false)
+                    && !p.isr().contains(replicaId)) {
+                leaderQuota.record(size);
+            }
+            bytes += size;
+            results.put(fetch.topicPartition(), data);
+            if (data.error() != Errors.NONE || data.divergingEpoch().isPresent()
+                    || data.leaderHighWatermark() > fetch.highWatermark()
+                    || data.leaderLogStartOffset() > fetch.logStartOffset()) {
+                newsOrError = true;
+            }
+            if (result.followerStateChanged()) {
+                listener.onFollowerFetched(p, result);
+            }
+        }
+        return new Round(results, bytes, newsOrError);
+    }
+
+    /** Whether a parked fetch has min.bytes to read or news; reads only sizes, copies nothing. */
+    private boolean ready(List<FollowerFetch> fetches, int minBytes) {
+        long bytes = 0;
+        for (FollowerFetch fetch : fetches) {
+            Optional<Partition> partition = partitions.apply(fetch.topicPartition());
+            if (partition.isEmpty() || partition.get().leaderEpoch() != fetch.currentLeaderEpoch()) {
+                return true;
+            }
+            Log log = partition.get().log();
+            if (log.highWatermark() > fetch.highWatermark() || log.logStartOffset() > fetch.logStartOffset()) {
+                return true;
+            }
+            long end = log.logEndOffset();
+            if (end < fetch.fetchOffset() || log.logStartOffset() > fetch.fetchOffset()) {
+                return true;
+            }
+            if (end > fetch.fetchOffset()) {
+                boolean throttled = partition.get().settings().map(PartitionSettings::leaderThrottled).orElse(false)
+                        && leaderQuota.isExceeded();
+                if (!throttled) {
+                    bytes += availableBytes(log, fetch, end);
+                }
+            }
+            if (bytes >= minBytes) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static long availableBytes(Log log, FollowerFetch fetch, long end) {
+        try (FetchDataInfo info = log.read(fetch.fetchOffset(), fetch.maxBytes(), end, true)) {
+            return info.records().sizeInBytes();
+        } catch (RuntimeException e) {
+            // Out of range by now (retention moved the start): answer, the re-read reports it.
+            return Integer.MAX_VALUE;
+        }
+    }
+}

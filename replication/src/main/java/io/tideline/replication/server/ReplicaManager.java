@@ -1,0 +1,380 @@
+package io.tideline.replication.server;
+
+import com.codahale.metrics.MetricRegistry;
+import io.tideline.common.TopicPartition;
+import io.tideline.common.errors.Errors;
+import io.tideline.common.time.Scheduler;
+import io.tideline.common.time.Time;
+import io.tideline.replication.ReplicationConfig;
+import io.tideline.replication.fetcher.FetcherListener;
+import io.tideline.replication.fetcher.FollowerStatusView;
+import io.tideline.replication.fetcher.LeaderEndpoints;
+import io.tideline.replication.fetcher.ReplicaFetcherManager;
+import io.tideline.replication.fetcher.ReplicationQuota;
+import io.tideline.replication.follower.FailureReason;
+import io.tideline.replication.follower.FetchResponseData;
+import io.tideline.replication.leader.IsrProposal;
+import io.tideline.replication.metrics.ReplicationMetrics;
+import io.tideline.replication.purgatory.DelayedOperations;
+import io.tideline.store.log.DeleteRecordsResult;
+import io.tideline.store.log.Log;
+import io.tideline.store.manager.LogManager;
+import io.tideline.store.record.MemoryRecords;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The replicas this broker hosts and what it does with them: leads (answers replica fetches, moves the
+ * high watermark, proposes ISR changes, completes acks=all produces and DeleteRecords) or follows
+ * (through the {@link ReplicaFetcherManager}). Metadata drives it: {@link #applyPartitionState} for each
+ * partition the controller assigned here, {@link #stopReplica} for each it took away.
+ *
+ * <p>Time rules (replica.lag.time.max.ms, request timeouts) run on the injected {@link Time} and
+ * {@link Scheduler}, so tests drive them with a mock clock.
+ *
+ * <p>Thread-safe.
+ */
+public final class ReplicaManager implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ReplicaManager.class);
+
+    private final int brokerId;
+    private final ReplicationConfig config;
+    private final LogManager logManager;
+    private final Time time;
+    private final Scheduler scheduler;
+    private final IsrChannel isrChannel;
+    private final FailedReplicaReporter failedReplicaReporter;
+    private final Map<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
+    private final DelayedOperations<TopicPartition> producePurgatory;
+    private final DelayedOperations<TopicPartition> deleteRecordsPurgatory;
+    private final LeaderFetchHandler fetchHandler;
+    private final ReplicaFetcherManager fetcherManager;
+    private final ReplicationQuota leaderQuota;
+    private final ReplicationQuota followerQuota;
+    private final ReplicationStats stats = new ReplicationStats();
+    private final MetricRegistry metrics;
+    private volatile Set<Integer> liveBrokers;
+    private volatile Scheduler.Cancellable shrinkTask;
+
+    public ReplicaManager(int brokerId, ReplicationConfig config, LogManager logManager, Time time, Scheduler scheduler,
+                          IsrChannel isrChannel, FailedReplicaReporter failedReplicaReporter, LeaderEndpoints endpoints,
+                          MetricRegistry metrics) {
+        this.brokerId = brokerId;
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
+        this.config = Objects.requireNonNull(config, "config");
+        this.logManager = Objects.requireNonNull(logManager, "logManager");
+        this.time = Objects.requireNonNull(time, "time");
+        this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+        this.isrChannel = Objects.requireNonNull(isrChannel, "isrChannel");
+        this.failedReplicaReporter = Objects.requireNonNull(failedReplicaReporter, "failedReplicaReporter");
+        this.producePurgatory = new DelayedOperations<>("produce", scheduler);
+        this.deleteRecordsPurgatory = new DelayedOperations<>("delete-records", scheduler);
+        this.leaderQuota = new ReplicationQuota(config.leaderThrottledRate(), time);
+        this.followerQuota = new ReplicationQuota(config.followerThrottledRate(), time);
+        this.fetchHandler = new LeaderFetchHandler(this::partition, new DelayedOperations<>("replica-fetch", scheduler),
+                leaderQuota, time, this::onFollowerFetched);
+        this.fetcherManager = new ReplicaFetcherManager(brokerId, endpoints, config, time, followerQuota,
+                new FetcherListener() {
+                    @Override
+                    public void onFailureChanged(TopicPartition tp, Optional<FailureReason> reason) {
+                        failedReplicaReporter.report(tp, reason);
+                    }
+                });
+        ReplicationMetrics.register(metrics, this);
+    }
+
+    /** Starts the periodic ISR shrink check (every half of replica.lag.time.max.ms, as in Kafka). */
+    public void startup() {
+        long period = Math.max(1, config.replicaLagTimeMaxMs() / 2);
+        shrinkTask = scheduler.schedule("isr-expiration", this::maybeShrinkIsr, period, period);
+    }
+
+    public int brokerId() {
+        return brokerId;
+    }
+
+    public ReplicationConfig config() {
+        return config;
+    }
+
+    public Optional<Partition> partition(TopicPartition tp) {
+        return Optional.ofNullable(partitions.get(tp));
+    }
+
+    public Collection<Partition> partitions() {
+        return partitions.values();
+    }
+
+    public ReplicaFetcherManager fetcherManager() {
+        return fetcherManager;
+    }
+
+    public ReplicationStats stats() {
+        return stats;
+    }
+
+    public ReplicationQuota leaderQuota() {
+        return leaderQuota;
+    }
+
+    public ReplicationQuota followerQuota() {
+        return followerQuota;
+    }
+
+    // ---------------------------------------------------------------- metadata
+
+    /**
+     * Applies the controller's state of a partition assigned to this broker: leads it when
+     * {@code state.leaderId()} is this broker, otherwise follows the leader (or waits, with no leader).
+     * Repeating a state is harmless.
+     */
+    public void applyPartitionState(LeaderAndIsr state, PartitionSettings settings) {
+        TopicPartition tp = state.topicPartition();
+        Partition partition = partitions.computeIfAbsent(tp, k -> {
+            Partition created = new Partition(k, brokerId, logManager.getOrCreateLog(k, settings.logOverrides()));
+            ReplicationMetrics.registerPartition(metrics, created);
+            return created;
+        });
+        if (state.leaderId() == brokerId) {
+            fetcherManager.stopFollowing(tp);
+            boolean advanced = partition.makeLeader(state, settings, config.replicaLagTimeMaxMs(), time.milliseconds());
+            afterLeaderStateChange(tp, advanced);
+            return;
+        }
+        boolean wasLeader = partition.isLeader();
+        partition.makeFollower(state, settings);
+        if (wasLeader) {
+            completeAllWaiting(tp);
+        }
+        if (state.leaderId() == LeaderAndIsr.NO_LEADER) {
+            fetcherManager.stopFollowing(tp);
+        } else {
+            fetcherManager.follow(tp, partition.log(), state.leaderId(), state.leaderEpoch(),
+                    settings.outOfRangePolicy(), settings.followerThrottled());
+        }
+    }
+
+    /**
+     * This broker no longer hosts {@code tp} (or stops): fetching and leading end, waiters are answered
+     * NOT_LEADER_OR_FOLLOWER. The log stays; deleting it is the caller's (LogManager.deleteLog).
+     */
+    public void stopReplica(TopicPartition tp) {
+        fetcherManager.stopFollowing(tp);
+        Partition partition = partitions.remove(tp);
+        if (partition != null) {
+            partition.stop();
+            ReplicationMetrics.removePartition(metrics, tp);
+            completeAllWaiting(tp);
+        }
+    }
+
+    /**
+     * Brokers the controller considers alive (registered, not fenced). DeleteRecords waits only for live
+     * followers; null (the default) counts every assigned replica as live.
+     */
+    public void updateLiveBrokers(Set<Integer> brokers) {
+        this.liveBrokers = brokers == null ? null : Set.copyOf(brokers);
+        for (TopicPartition tp : partitions.keySet()) {
+            deleteRecordsPurgatory.checkAndComplete(tp);
+        }
+    }
+
+    // ---------------------------------------------------------------- replica fetch (leader side)
+
+    /** Answers a follower's replica fetch, long-polling as the request asks. */
+    public CompletableFuture<Map<TopicPartition, FetchResponseData>> fetchForReplica(int replicaId,
+            List<FollowerFetch> fetches, int minBytes, int maxBytes, int maxWaitMs) {
+        return fetchHandler.fetch(replicaId, fetches, minBytes, maxBytes, maxWaitMs);
+    }
+
+    private void onFollowerFetched(Partition partition, Partition.FollowerFetchResult result) {
+        TopicPartition tp = partition.topicPartition();
+        if (result.highWatermarkAdvanced()) {
+            afterLeaderStateChange(tp, true);
+        }
+        deleteRecordsPurgatory.checkAndComplete(tp);
+        result.isrExpansion().ifPresent(p -> sendIsrChange(partition, result.leaderEpoch(), p));
+    }
+
+    // ---------------------------------------------------------------- produce
+
+    /**
+     * Appends to partitions this broker leads. acks 0 and 1 answer after the local append; acks=all
+     * (-1) answers once the high watermark passed each partition's records, or with
+     * NOT_ENOUGH_REPLICAS (nothing written), NOT_ENOUGH_REPLICAS_AFTER_APPEND, REQUEST_TIMED_OUT.
+     */
+    public CompletableFuture<Map<TopicPartition, ProduceResult>> appendRecords(Map<TopicPartition, MemoryRecords> records,
+                                                                               int requiredAcks, long timeoutMs) {
+        CompletableFuture<Map<TopicPartition, ProduceResult>> future = new CompletableFuture<>();
+        if (requiredAcks != 0 && requiredAcks != 1 && requiredAcks != -1) {
+            Map<TopicPartition, ProduceResult> invalid = new LinkedHashMap<>();
+            records.keySet().forEach(tp -> invalid.put(tp, ProduceResult.error(Errors.INVALID_REQUEST,
+                    "acks must be 0, 1 or -1 (all), got " + requiredAcks)));
+            future.complete(invalid);
+            return future;
+        }
+        DelayedProduce delayed = new DelayedProduce(timeoutMs, this::partition, future);
+        Map<TopicPartition, ProduceResult> immediate = new LinkedHashMap<>();
+        boolean anyAppended = false;
+        for (Map.Entry<TopicPartition, MemoryRecords> e : records.entrySet()) {
+            TopicPartition tp = e.getKey();
+            Partition partition = partitions.get(tp);
+            Partition.AppendResult result = partition == null
+                    ? new Partition.AppendResult(ProduceResult.error(Errors.NOT_LEADER_OR_FOLLOWER,
+                    "broker " + brokerId + " does not host " + tp), -1, false)
+                    : partition.appendAsLeader(e.getValue(), requiredAcks);
+            if (result.result().error() == Errors.NONE) {
+                anyAppended = true;
+                fetchHandler.purgatory().checkAndComplete(tp);
+                if (result.highWatermarkAdvanced()) {
+                    afterLeaderStateChange(tp, true);
+                }
+            }
+            immediate.put(tp, result.result());
+            delayed.add(tp, result.result(), result.leaderEpoch());
+        }
+        if (requiredAcks != -1 || !anyAppended) {
+            future.complete(immediate);
+            return future;
+        }
+        producePurgatory.tryCompleteElseWatch(delayed, records.keySet());
+        return future;
+    }
+
+    // ---------------------------------------------------------------- DeleteRecords
+
+    /**
+     * Moves the log start offset of partitions this broker leads (seed 002's beforeOffset rules) and
+     * answers each once every live replica's start offset reached the target, with the low watermark.
+     */
+    public CompletableFuture<Map<TopicPartition, DeleteRecordsPartitionResult>> deleteRecords(
+            Map<TopicPartition, Long> beforeOffsets, long timeoutMs) {
+        CompletableFuture<Map<TopicPartition, DeleteRecordsPartitionResult>> future = new CompletableFuture<>();
+        DelayedDeleteRecords delayed = new DelayedDeleteRecords(timeoutMs, this::lowWatermark, future);
+        for (Map.Entry<TopicPartition, Long> e : beforeOffsets.entrySet()) {
+            TopicPartition tp = e.getKey();
+            Partition partition = partitions.get(tp);
+            if (partition == null) {
+                delayed.addAnswered(tp, DeleteRecordsPartitionResult.error(Errors.NOT_LEADER_OR_FOLLOWER,
+                        "broker " + brokerId + " does not host " + tp));
+                continue;
+            }
+            DeleteRecordsResult local = partition.deleteRecordsOnLeader(e.getValue());
+            if (local.error() != Errors.NONE) {
+                delayed.addAnswered(tp, DeleteRecordsPartitionResult.error(local.error(), local.error() == Errors.OFFSET_OUT_OF_RANGE
+                        ? "offset " + e.getValue() + " is above the high watermark " + partition.log().highWatermark()
+                        + " of " + tp + " (or a negative other than -1)"
+                        : local.error().defaultMessage()));
+                continue;
+            }
+            delayed.addWaiting(tp, local.lowWatermark());
+            // Followers parked on this partition learn the new start offset now.
+            fetchHandler.purgatory().checkAndComplete(tp);
+        }
+        deleteRecordsPurgatory.tryCompleteElseWatch(delayed, beforeOffsets.keySet());
+        return future;
+    }
+
+    private Optional<Long> lowWatermark(TopicPartition tp) {
+        Partition partition = partitions.get(tp);
+        if (partition == null) {
+            return Optional.empty();
+        }
+        Set<Integer> live = liveBrokers;
+        return partition.lowWatermark(live == null ? Set.copyOf(partition.replicas()) : live);
+    }
+
+    // ---------------------------------------------------------------- ISR
+
+    /** Proposes removing lagging followers of every led partition; run by the scheduler, callable by tests. */
+    public void maybeShrinkIsr() {
+        long now = time.milliseconds();
+        for (Partition partition : partitions.values()) {
+            int epoch = partition.leaderEpoch();
+            partition.maybeShrinkIsr(now).ifPresent(p -> sendIsrChange(partition, epoch, p));
+        }
+    }
+
+    private void sendIsrChange(Partition partition, int leaderEpoch, IsrProposal proposal) {
+        TopicPartition tp = partition.topicPartition();
+        String topicId = partition.metadata().map(LeaderAndIsr::topicId).orElse("");
+        log.info("Proposing ISR {} for {} at leader epoch {} ({})", proposal.newIsr(), tp, leaderEpoch, proposal.reason());
+        CompletableFuture<IsrChangeResult> answer;
+        try {
+            answer = isrChannel.alterPartition(tp, topicId, leaderEpoch, proposal);
+        } catch (RuntimeException e) {
+            answer = CompletableFuture.failedFuture(e);
+        }
+        answer.orTimeout(config.isrChangeTimeoutMs(), TimeUnit.MILLISECONDS).whenComplete((result, error) -> {
+            IsrChangeResult outcome = error != null ? IsrChangeResult.refused(Errors.REQUEST_TIMED_OUT) : result;
+            if (outcome.error() == Errors.NONE) {
+                stats.recordIsrChange(proposal);
+            } else {
+                stats.recordFailedIsrUpdate();
+                log.warn("ISR change {} for {} refused: {}", proposal.newIsr(), tp,
+                        error != null ? error.toString() : outcome.error());
+            }
+            boolean advanced = partition.onIsrChangeAnswered(leaderEpoch, proposal, outcome);
+            afterLeaderStateChange(tp, advanced);
+        });
+    }
+
+    /** After the ISR, the assignment or the high watermark changed: wake whoever waits on them. */
+    private void afterLeaderStateChange(TopicPartition tp, boolean highWatermarkAdvanced) {
+        producePurgatory.checkAndComplete(tp);
+        deleteRecordsPurgatory.checkAndComplete(tp);
+        if (highWatermarkAdvanced) {
+            fetchHandler.purgatory().checkAndComplete(tp);
+        }
+    }
+
+    private void completeAllWaiting(TopicPartition tp) {
+        producePurgatory.checkAndComplete(tp);
+        deleteRecordsPurgatory.checkAndComplete(tp);
+        fetchHandler.purgatory().checkAndComplete(tp);
+    }
+
+    // ---------------------------------------------------------------- follower status
+
+    public Optional<FollowerStatusView> followerStatus(TopicPartition tp) {
+        return fetcherManager.status(tp);
+    }
+
+    /** An operator asks to rebuild a FAILED replica here. */
+    public Errors requestRebuild(TopicPartition tp) {
+        return fetcherManager.requestRebuild(tp);
+    }
+
+    /** The local log of a hosted partition. */
+    public Optional<Log> log(TopicPartition tp) {
+        return partition(tp).map(Partition::log);
+    }
+
+    @Override
+    public void close() {
+        Scheduler.Cancellable task = shrinkTask;
+        if (task != null) {
+            task.cancel();
+        }
+        fetcherManager.close();
+        for (Partition partition : partitions.values()) {
+            partition.stop();
+            ReplicationMetrics.removePartition(metrics, partition.topicPartition());
+        }
+        producePurgatory.shutdown();
+        deleteRecordsPurgatory.shutdown();
+        fetchHandler.purgatory().shutdown();
+        partitions.clear();
+        ReplicationMetrics.unregister(metrics);
+    }
+}

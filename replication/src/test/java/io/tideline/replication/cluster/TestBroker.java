@@ -1,0 +1,105 @@
+package io.tideline.replication.cluster;
+
+import com.codahale.metrics.MetricRegistry;
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.inprocess.InProcessChannelBuilder;
+import io.grpc.inprocess.InProcessServerBuilder;
+import io.tideline.common.TopicPartition;
+import io.tideline.common.time.Scheduler;
+import io.tideline.common.time.Time;
+import io.tideline.replication.ReplicationConfig;
+import io.tideline.replication.fetcher.LeaderEndpoint;
+import io.tideline.replication.follower.FailureReason;
+import io.tideline.replication.rpc.GrpcLeaderEndpoint;
+import io.tideline.replication.rpc.ReplicaFetchGrpcService;
+import io.tideline.replication.server.IsrChannel;
+import io.tideline.replication.server.ReplicaManager;
+import io.tideline.store.config.StoreConfig;
+import io.tideline.store.log.Log;
+import io.tideline.store.manager.LogManager;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One broker of the in-JVM replication cluster: a LogManager over its own directory, a ReplicaManager,
+ * and an in-process gRPC server with the replica fetch service. Its links to leaders can be cut one at a
+ * time ({@link #cutLinkTo}): fetches to that leader then fail as if the network dropped them.
+ */
+final class TestBroker implements AutoCloseable {
+    final int id;
+    final String serverName;
+    final LogManager logManager;
+    final ReplicaManager replicaManager;
+    final MetricRegistry metrics = new MetricRegistry();
+    final Map<TopicPartition, Optional<FailureReason>> reportedFailures = new ConcurrentHashMap<>();
+    private final Server server;
+    private final Map<Integer, ManagedChannel> channels = new ConcurrentHashMap<>();
+    private final Set<Integer> cutLinks = ConcurrentHashMap.newKeySet();
+
+    TestBroker(int id, String clusterTag, Path dir, Map<String, ?> storeProps, Map<String, ?> replicationProps,
+               Time time, Scheduler scheduler, IsrChannel controller) throws IOException {
+        this.id = id;
+        this.serverName = "tideline-" + clusterTag + "-broker-" + id;
+        Map<String, Object> props = new HashMap<>(storeProps);
+        props.put("log.dirs", dir.toString());
+        props.putIfAbsent("log.flush.offset.checkpoint.interval.ms", 0);
+        props.putIfAbsent("log.flush.start.offset.checkpoint.interval.ms", 0);
+        props.putIfAbsent("log.retention.check.interval.ms", Long.MAX_VALUE / 4);
+        this.logManager = new LogManager(StoreConfig.fromMap(props), "test-cluster", id, time, scheduler, metrics,
+                new Random(id));
+        logManager.startup();
+        this.replicaManager = new ReplicaManager(id, ReplicationConfig.fromMap(replicationProps), logManager, time,
+                scheduler, controller, reportedFailures::put, this::endpointFor, metrics);
+        replicaManager.startup();
+        this.server = InProcessServerBuilder.forName(serverName).directExecutor()
+                .addService(new ReplicaFetchGrpcService(replicaManager)).build().start();
+    }
+
+    private Optional<LeaderEndpoint> endpointFor(int leaderId) {
+        ManagedChannel channel = channels.computeIfAbsent(leaderId, l -> InProcessChannelBuilder
+                .forName(serverName.replace("broker-" + id, "broker-" + l)).directExecutor().build());
+        GrpcLeaderEndpoint grpc = new GrpcLeaderEndpoint(channel, 1L);
+        return Optional.of((replicaId, partitions, minBytes, maxBytes, maxWaitMs) -> {
+            if (cutLinks.contains(leaderId)) {
+                return CompletableFuture.failedFuture(new IOException("link " + id + " -> " + leaderId + " is cut"));
+            }
+            return grpc.fetch(replicaId, partitions, minBytes, maxBytes, maxWaitMs);
+        });
+    }
+
+    void cutLinkTo(int leaderId) {
+        cutLinks.add(leaderId);
+    }
+
+    void healLinkTo(int leaderId) {
+        cutLinks.remove(leaderId);
+    }
+
+    Log log(TopicPartition tp) {
+        return replicaManager.log(tp).orElseThrow(() -> new IllegalStateException(id + " does not host " + tp));
+    }
+
+    @Override
+    public void close() throws IOException {
+        replicaManager.close();
+        server.shutdownNow();
+        for (ManagedChannel channel : channels.values()) {
+            channel.shutdownNow();
+        }
+        try {
+            server.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        logManager.close();
+    }
+}
