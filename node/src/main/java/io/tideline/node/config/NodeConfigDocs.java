@@ -50,6 +50,14 @@ public final class NodeConfigDocs {
                 + "\n"
                 + NodeConfig.configDef().toMarkdownTable()
                 + "\n"
+                + "## Broker replication settings (`ReplicationConfig`)\n"
+                + "\n"
+                + "Set in the node's configuration file. `min.insync.replicas` and "
+                + "`replica.fetch.out.of.range.policy` are the defaults of the topic keys of the same name "
+                + "below. See [replication.md](replication.md) for how they act.\n"
+                + "\n"
+                + io.tideline.replication.ReplicationConfig.configDef().toMarkdownTable()
+                + "\n"
                 + "## Topic-level replication settings (`TopicConfigs`)\n"
                 + "\n"
                 + "Set per topic, together with the log settings of configuration.md; the controller validates "

@@ -39,6 +39,9 @@ public final class TopicConfigs {
     public static final String OUT_OF_RANGE_POLICY_REBUILD = "rebuild";
     public static final String REPLICA_FETCH_OUT_OF_RANGE_POLICY_DEFAULT = OUT_OF_RANGE_POLICY_HALT;
 
+    public static final String LEADER_REPLICATION_THROTTLED_REPLICAS_CONFIG = "leader.replication.throttled.replicas";
+    public static final String FOLLOWER_REPLICATION_THROTTLED_REPLICAS_CONFIG = "follower.replication.throttled.replicas";
+
     /** Only the keys the node adds; LogConfig's keys are documented with the store's settings. */
     private static final ConfigDef NODE_KEYS = defineNodeKeys(new ConfigDef());
 
@@ -68,7 +71,33 @@ public final class TopicConfigs {
                     + "the ISR, so the partition is under-replicated until an operator reassigns or rebuilds it; "
                     + "the data the follower still has is kept for inspection. rebuild: the follower deletes "
                     + "its log and restarts at the leader's log start offset, as Kafka does, healing without "
-                    + "an operator but silently discarding the older records it held.");
+                    + "an operator but silently discarding the older records it held.")
+            .define(LEADER_REPLICATION_THROTTLED_REPLICAS_CONFIG, STRING, "", new ThrottledReplicasValidator(), MEDIUM,
+                    "Replicas whose outgoing replication, on the leader side, counts against the broker's "
+                    + "leader.replication.throttled.rate: '*' for all, or partition:broker entries separated by "
+                    + "commas (e.g. 0:101,1:102). Followers in the ISR are never throttled.")
+            .define(FOLLOWER_REPLICATION_THROTTLED_REPLICAS_CONFIG, STRING, "", new ThrottledReplicasValidator(),
+                    MEDIUM,
+                    "Replicas whose fetching, on the follower side, counts against the broker's "
+                    + "follower.replication.throttled.rate: '*' for all, or partition:broker entries separated "
+                    + "by commas. Set it on the replicas a reassignment adds so their catch-up does not starve "
+                    + "clients.");
+    }
+
+    private static final class ThrottledReplicasValidator implements io.tideline.common.config.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            try {
+                io.tideline.replication.server.ThrottledReplicas.parse((String) value);
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(name, value, e.getMessage());
+            }
+        }
+
+        @Override
+        public String describe() {
+            return "'*' or partition:broker,...";
+        }
     }
 
     /** A copy of the definitions: every LogConfig key plus the replication keys above. */

@@ -38,7 +38,7 @@ public final class LeaderState {
     private final int leaderEpoch;
     private final long leaderEpochStartOffset;
     private List<Integer> replicas;
-    private final int minInsyncReplicas;
+    private int minInsyncReplicas;
     private final long replicaLagTimeMaxMs;
     private final LocalLog log;
     private final Map<Integer, FollowerState> followers = new LinkedHashMap<>();
@@ -232,6 +232,19 @@ public final class LeaderState {
         isr = List.copyOf(newIsr);
         partitionEpoch = newPartitionEpoch;
         pendingIsrChange = null;
+        return maybeAdvanceHighWatermark();
+    }
+
+    /**
+     * The topic's min.insync.replicas changed. A lower value can unblock the high watermark.
+     *
+     * @return whether the high watermark advanced
+     */
+    public boolean updateMinInsyncReplicas(int newMinInsyncReplicas) {
+        if (newMinInsyncReplicas < 1) {
+            throw new IllegalArgumentException("min.insync.replicas must be at least 1: " + newMinInsyncReplicas);
+        }
+        minInsyncReplicas = newMinInsyncReplicas;
         return maybeAdvanceHighWatermark();
     }
 

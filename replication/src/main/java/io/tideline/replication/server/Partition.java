@@ -104,6 +104,21 @@ public final class Partition {
         }
     }
 
+    /**
+     * The topic's settings changed without a leadership change.
+     *
+     * @return whether the high watermark advanced (a lower min.insync.replicas)
+     */
+    boolean updateSettings(PartitionSettings newSettings) {
+        lock.lock();
+        try {
+            this.settings = newSettings;
+            return leaderState != null && leaderState.updateMinInsyncReplicas(newSettings.minInsyncReplicas());
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Stops leading (if it did) and records the new leader. */
     void makeFollower(LeaderAndIsr state, PartitionSettings newSettings) {
         lock.lock();

@@ -165,6 +165,23 @@ public final class ReplicaManager implements AutoCloseable {
     }
 
     /**
+     * A hosted partition's topic settings changed (AlterConfigs) while its leadership did not: applies
+     * min.insync.replicas, the out-of-range policy, the throttles and the log overrides.
+     */
+    public void updateSettings(TopicPartition tp, PartitionSettings settings) {
+        Partition partition = partitions.get(tp);
+        if (partition == null) {
+            return;
+        }
+        logManager.updateTopicConfig(tp.topic(), settings.logOverrides());
+        boolean advanced = partition.updateSettings(settings);
+        afterLeaderStateChange(tp, advanced);
+        partition.metadata().filter(m -> m.leaderId() != brokerId && m.leaderId() != LeaderAndIsr.NO_LEADER)
+                .ifPresent(m -> fetcherManager.follow(tp, partition.log(), m.leaderId(), m.leaderEpoch(),
+                        settings.outOfRangePolicy(), settings.followerThrottled()));
+    }
+
+    /**
      * This broker no longer hosts {@code tp} (or stops): fetching and leading end, waiters are answered
      * NOT_LEADER_OR_FOLLOWER. The log stays; deleting it is the caller's (LogManager.deleteLog).
      */

@@ -1,0 +1,126 @@
+package io.tideline.node.replica;
+
+import io.tideline.common.TopicPartition;
+import io.tideline.node.broker.BrokerMetadataHandler;
+import io.tideline.node.broker.LogToDelete;
+import io.tideline.node.broker.MetadataDelta;
+import io.tideline.node.broker.PartitionToFollow;
+import io.tideline.node.broker.PartitionToLead;
+import io.tideline.node.broker.PartitionToStop;
+import io.tideline.node.metadata.MetadataImage;
+import io.tideline.node.metadata.TopicImage;
+import io.tideline.proto.metadata.PartitionRecord;
+import io.tideline.replication.server.LeaderAndIsr;
+import io.tideline.replication.server.ReplicaManager;
+import io.tideline.store.manager.LogManager;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Applies metadata deltas to the broker's replicas: stops and deletes first (a topic re-created under the
+ * same name needs its old log gone), then leads and follows at the committed epochs, then the set of live
+ * brokers DeleteRecords waits for. Settings per partition come from the topic's configs over the broker
+ * defaults ({@link PartitionSettingsResolver}).
+ */
+public final class ReplicaMetadataHandler implements BrokerMetadataHandler {
+    private static final Logger log = LoggerFactory.getLogger(ReplicaMetadataHandler.class);
+
+    private final int brokerId;
+    private final ReplicaManager replicaManager;
+    private final LogManager logManager;
+    private final PartitionSettingsResolver settings;
+    /** Topic configs as last applied, by topic id: a change re-applies the settings of hosted partitions. */
+    private final Map<String, SortedMap<String, String>> appliedConfigs = new HashMap<>();
+
+    public ReplicaMetadataHandler(int brokerId, ReplicaManager replicaManager, LogManager logManager,
+                                  PartitionSettingsResolver settings) {
+        this.brokerId = brokerId;
+        this.replicaManager = Objects.requireNonNull(replicaManager, "replicaManager");
+        this.logManager = Objects.requireNonNull(logManager, "logManager");
+        this.settings = Objects.requireNonNull(settings, "settings");
+    }
+
+    @Override
+    public void onDelta(MetadataDelta delta, MetadataImage image) {
+        for (PartitionToStop stop : delta.partitionsToStop()) {
+            replicaManager.stopReplica(stop.topicPartition());
+        }
+        for (LogToDelete delete : delta.logsToDelete()) {
+            replicaManager.stopReplica(delete.topicPartition());
+            try {
+                logManager.deleteLog(delete.topicPartition());
+                log.info("Deleted the log of {} ({})", delete.topicPartition(), delete.reason());
+            } catch (IOException e) {
+                throw new UncheckedIOException("Deleting the log of " + delete.topicPartition() + " failed", e);
+            }
+        }
+        for (PartitionToLead lead : delta.partitionsToLead()) {
+            TopicImage topic = image.topicById(lead.topicId()).orElseThrow();
+            replicaManager.applyPartitionState(new LeaderAndIsr(lead.topicPartition(), lead.topicId(), brokerId,
+                    lead.leaderEpoch(), lead.partitionEpoch(), lead.replicas(), lead.isr()),
+                    settings.resolve(topic, lead.topicPartition().partition(), brokerId));
+        }
+        for (PartitionToFollow follow : delta.partitionsToFollow()) {
+            TopicImage topic = image.topicById(follow.topicId()).orElseThrow();
+            PartitionRecord p = topic.partition(follow.topicPartition().partition());
+            replicaManager.applyPartitionState(new LeaderAndIsr(follow.topicPartition(), follow.topicId(),
+                    follow.hasLeader() ? follow.leaderId() : LeaderAndIsr.NO_LEADER, follow.leaderEpoch(),
+                    p.getPartitionEpoch(), p.getReplicasList(), p.getIsrList()),
+                    settings.resolve(topic, follow.topicPartition().partition(), brokerId));
+        }
+        applyConfigChanges(delta, image);
+        replicaManager.updateLiveBrokers(liveBrokers(image));
+    }
+
+    /** Topics whose configs changed: partitions not already re-applied above get their new settings. */
+    private void applyConfigChanges(MetadataDelta delta, MetadataImage image) {
+        Set<TopicPartition> applied = new HashSet<>();
+        delta.partitionsToLead().forEach(p -> applied.add(p.topicPartition()));
+        delta.partitionsToFollow().forEach(p -> applied.add(p.topicPartition()));
+        Map<String, SortedMap<String, String>> current = new HashMap<>();
+        for (TopicImage topic : image.topics().values()) {
+            current.put(topic.id(), topic.configs());
+            SortedMap<String, String> before = appliedConfigs.get(topic.id());
+            if (before == null || before.equals(topic.configs())) {
+                continue;
+            }
+            for (PartitionRecord p : topic.partitions().values()) {
+                TopicPartition tp = new TopicPartition(topic.name(), p.getPartition());
+                if (p.getReplicasList().contains(brokerId) && !applied.contains(tp)) {
+                    log.info("Topic configs of {} changed; applying them to {}", topic.name(), tp);
+                    replicaManager.updateSettings(tp, settings.resolve(topic, p.getPartition(), brokerId));
+                }
+            }
+        }
+        appliedConfigs.clear();
+        appliedConfigs.putAll(current);
+    }
+
+    private static Set<Integer> liveBrokers(MetadataImage image) {
+        Set<Integer> live = new HashSet<>();
+        for (int id : image.brokers().keySet()) {
+            if (image.isBrokerUnfenced(id)) {
+                live.add(id);
+            }
+        }
+        return live;
+    }
+
+    /** The partitions of {@code image} this broker hosts (for start-up checks and tests). */
+    public List<TopicPartition> hostedPartitions(MetadataImage image) {
+        return image.topics().values().stream()
+                .flatMap(t -> t.partitions().values().stream()
+                        .filter(p -> p.getReplicasList().contains(brokerId))
+                        .map(p -> new TopicPartition(t.name(), p.getPartition())))
+                .toList();
+    }
+}
