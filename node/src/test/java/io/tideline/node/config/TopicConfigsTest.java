@@ -46,15 +46,22 @@ class TopicConfigsTest {
         assertEquals("unclean.leader.election.enable", invalid(Map.of("unclean.leader.election.enable", "1")).key());
         assertEquals("segment.bytes", invalid(Map.of("segment.bytes", "1")).key());
         assertEquals("message.timestamp.type", invalid(Map.of("message.timestamp.type", "Now")).key());
+        assertEquals("leader.replication.throttled.replicas",
+                invalid(Map.of("leader.replication.throttled.replicas", "0:1,x")).key());
+        assertEquals("follower.replication.throttled.replicas",
+                invalid(Map.of("follower.replication.throttled.replicas", "0:-1")).key());
+        TopicConfigs.validate(Map.of("leader.replication.throttled.replicas", "*",
+                "follower.replication.throttled.replicas", "0:101, 1:102"));
     }
 
     @Test
-    void definitionReusesLogConfigKeysAndAddsThree() {
+    void definitionReusesLogConfigKeysAndAddsTheReplicationKeys() {
         List<String> all = List.copyOf(TopicConfigs.configDef().names());
         List<String> log = List.copyOf(LogConfig.configDef().names());
         assertEquals(log, all.subList(0, log.size()));
         List<String> added = List.of("min.insync.replicas", "unclean.leader.election.enable",
-                "replica.fetch.out.of.range.policy");
+                "replica.fetch.out.of.range.policy", "leader.replication.throttled.replicas",
+                "follower.replication.throttled.replicas");
         assertEquals(added, all.subList(log.size(), all.size()));
         assertEquals(added, List.copyOf(TopicConfigs.nodeKeysConfigDef().names()));
         assertEquals("halt", TopicConfigs.configDef().configKeys().get("replica.fetch.out.of.range.policy")

@@ -33,10 +33,10 @@ public final class ThrottledReplicas {
         if (value == null || value.isBlank()) {
             return NONE;
         }
-        return parse(List.of(value.split(",")));
+        return parseItems(List.of(value.split(",")));
     }
 
-    public static ThrottledReplicas parse(List<String> items) {
+    private static ThrottledReplicas parseItems(List<String> items) {
         Set<Entry> entries = new HashSet<>();
         boolean all = false;
         for (String raw : items) {
