@@ -213,8 +213,13 @@ public final class Partition {
         }
     }
 
+    /** OFFSET_OUT_OF_RANGE answers this leader gave, to followers and consumers. */
     public long offsetOutOfRangeAnswers() {
         return offsetOutOfRangeAnswers.get();
+    }
+
+    void recordOffsetOutOfRange() {
+        offsetOutOfRangeAnswers.incrementAndGet();
     }
 
     // ---------------------------------------------------------------- follower fetches (leader side)

@@ -58,6 +58,7 @@ public final class ReplicaManager implements AutoCloseable {
     private final DelayedOperations<TopicPartition> producePurgatory;
     private final DelayedOperations<TopicPartition> deleteRecordsPurgatory;
     private final LeaderFetchHandler fetchHandler;
+    private final ConsumerFetchHandler consumerFetchHandler;
     private final ReplicaFetcherManager fetcherManager;
     private final ReplicationQuota leaderQuota;
     private final ReplicationQuota followerQuota;
@@ -83,6 +84,7 @@ public final class ReplicaManager implements AutoCloseable {
         this.followerQuota = new ReplicationQuota(config.followerThrottledRate(), time);
         this.fetchHandler = new LeaderFetchHandler(this::partition, new DelayedOperations<>("replica-fetch", scheduler),
                 leaderQuota, time, this::onFollowerFetched);
+        this.consumerFetchHandler = new ConsumerFetchHandler(this::partition, fetchHandler.purgatory());
         this.fetcherManager = new ReplicaFetcherManager(brokerId, endpoints, config, time, followerQuota,
                 new FetcherListener() {
                     @Override
@@ -212,6 +214,16 @@ public final class ReplicaManager implements AutoCloseable {
     public CompletableFuture<Map<TopicPartition, FetchResponseData>> fetchForReplica(int replicaId,
             List<FollowerFetch> fetches, int minBytes, int maxBytes, int maxWaitMs) {
         return fetchHandler.fetch(replicaId, fetches, minBytes, maxBytes, maxWaitMs);
+    }
+
+    /**
+     * A consumer fetch at the leader: records below the high watermark, long-polling with
+     * fetch.min.bytes / fetch.max.wait.ms.
+     */
+    public CompletableFuture<Map<TopicPartition, ConsumerFetchResult>> fetchForConsumer(List<ConsumerFetch> fetches,
+                                                                                     int minBytes, int maxBytes,
+                                                                                     int maxWaitMs) {
+        return consumerFetchHandler.fetch(fetches, minBytes, maxBytes, maxWaitMs);
     }
 
     private void onFollowerFetched(Partition partition, Partition.FollowerFetchResult result) {
