@@ -1,0 +1,217 @@
+package io.tideline.node.api;
+
+import io.grpc.stub.StreamObserver;
+import io.tideline.common.TopicPartition;
+import io.tideline.common.errors.Errors;
+import io.tideline.node.controller.client.ControllerClient;
+import io.tideline.node.metadata.MetadataImage;
+import io.tideline.node.metadata.TopicImage;
+import io.tideline.proto.admin.AdminServiceGrpc;
+import io.tideline.proto.admin.Assignment;
+import io.tideline.proto.admin.ConfigValue;
+import io.tideline.proto.admin.CreateTopicsRequest;
+import io.tideline.proto.admin.CreateTopicsResponse;
+import io.tideline.proto.admin.DeleteRecordsPartition;
+import io.tideline.proto.admin.DeleteRecordsPartitionResult;
+import io.tideline.proto.admin.DeleteRecordsRequest;
+import io.tideline.proto.admin.DeleteRecordsResponse;
+import io.tideline.proto.admin.DeleteTopicsRequest;
+import io.tideline.proto.admin.DeleteTopicsResponse;
+import io.tideline.proto.admin.DescribeTopicsRequest;
+import io.tideline.proto.admin.DescribeTopicsResponse;
+import io.tideline.proto.admin.FailedReplicaInfo;
+import io.tideline.proto.admin.ListTopicsRequest;
+import io.tideline.proto.admin.ListTopicsResponse;
+import io.tideline.proto.admin.NewTopic;
+import io.tideline.proto.admin.PartitionDescription;
+import io.tideline.proto.admin.TopicDescription;
+import io.tideline.proto.admin.TopicResult;
+import io.tideline.proto.metadata.ConfigEntry;
+import io.tideline.proto.metadata.ControllerResponse;
+import io.tideline.proto.metadata.CreatableTopic;
+import io.tideline.proto.metadata.FailedReplicaRecord;
+import io.tideline.proto.metadata.ItemResult;
+import io.tideline.proto.metadata.PartitionRecord;
+import io.tideline.proto.metadata.ReplicaAssignment;
+import io.tideline.replication.server.ReplicaManager;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The admin API on a broker: topic changes go to the metadata quorum (which validates them: names,
+ * counts, configs); reads come from this broker's metadata image; DeleteRecords runs on the partitions this
+ * broker leads (clients send each partition to its leader, as Kafka's admin client does).
+ */
+public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase {
+    private static final Logger log = LoggerFactory.getLogger(AdminApiService.class);
+    static final int DEFAULT_TIMEOUT_MS = 30_000;
+
+    private final int brokerId;
+    private final Supplier<MetadataImage> image;
+    private final ReplicaManager replicaManager;
+    private final ControllerClient controller;
+
+    public AdminApiService(int brokerId, Supplier<MetadataImage> image, ReplicaManager replicaManager,
+                           ControllerClient controller) {
+        this.brokerId = brokerId;
+        this.image = Objects.requireNonNull(image, "image");
+        this.replicaManager = Objects.requireNonNull(replicaManager, "replicaManager");
+        this.controller = Objects.requireNonNull(controller, "controller");
+    }
+
+    @Override
+    public void createTopics(CreateTopicsRequest request, StreamObserver<CreateTopicsResponse> observer) {
+        List<CreatableTopic> topics = new ArrayList<>();
+        for (NewTopic t : request.getTopicsList()) {
+            CreatableTopic.Builder c = CreatableTopic.newBuilder().setName(t.getName())
+                    .setNumPartitions(t.getNumPartitions()).setReplicationFactor(t.getReplicationFactor());
+            for (ConfigValue v : t.getConfigsList()) {
+                c.addConfigs(ConfigEntry.newBuilder().setKey(v.getKey()).setValue(v.getValue()));
+            }
+            for (Assignment a : t.getAssignmentsList()) {
+                c.addAssignments(ReplicaAssignment.newBuilder().setPartition(a.getPartition())
+                        .addAllReplicas(a.getReplicasList()));
+            }
+            topics.add(c.build());
+        }
+        controller.createTopics(topics, request.getValidateOnly()).whenComplete((r, e) ->
+                ClientApiService.respond(observer, CreateTopicsResponse.newBuilder()
+                        .addAllResults(topicResults(request.getTopicsList().stream().map(NewTopic::getName).toList(), r, e))
+                        .build()));
+    }
+
+    @Override
+    public void deleteTopics(DeleteTopicsRequest request, StreamObserver<DeleteTopicsResponse> observer) {
+        controller.deleteTopics(request.getNamesList()).whenComplete((r, e) ->
+                ClientApiService.respond(observer, DeleteTopicsResponse.newBuilder()
+                        .addAllResults(topicResults(request.getNamesList(), r, e)).build()));
+    }
+
+    /** Per-topic results of a controller command; a whole-command failure applies to every topic. */
+    private static List<TopicResult> topicResults(List<String> names, ControllerResponse r, Throwable e) {
+        List<TopicResult> results = new ArrayList<>();
+        if (e != null || r.getErrorCode() != Errors.NONE.code()) {
+            Errors error = e != null ? Errors.UNKNOWN_SERVER_ERROR : Errors.forCode(r.getErrorCode());
+            String message = e != null ? String.valueOf(e.getMessage()) : r.getErrorMessage();
+            for (String name : names) {
+                results.add(TopicResult.newBuilder().setName(name).setErrorCode(error.code()).setErrorMessage(message)
+                        .build());
+            }
+            return results;
+        }
+        for (ItemResult item : r.getResultsList()) {
+            results.add(TopicResult.newBuilder().setName(item.getName()).setErrorCode(item.getErrorCode())
+                    .setErrorMessage(item.getErrorMessage()).build());
+        }
+        return results;
+    }
+
+    @Override
+    public void listTopics(ListTopicsRequest request, StreamObserver<ListTopicsResponse> observer) {
+        ClientApiService.respond(observer, ListTopicsResponse.newBuilder().addAllNames(image.get().topics().keySet())
+                .build());
+    }
+
+    @Override
+    public void describeTopics(DescribeTopicsRequest request, StreamObserver<DescribeTopicsResponse> observer) {
+        MetadataImage current = image.get();
+        DescribeTopicsResponse.Builder b = DescribeTopicsResponse.newBuilder();
+        List<String> names = request.getNamesCount() == 0 ? List.copyOf(current.topics().keySet())
+                : request.getNamesList();
+        for (String name : names) {
+            Optional<TopicImage> t = current.topic(name);
+            if (t.isEmpty()) {
+                b.addTopics(TopicDescription.newBuilder().setName(name)
+                        .setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code())
+                        .setErrorMessage("unknown topic '" + name + "'"));
+                continue;
+            }
+            b.addTopics(describe(current, t.get()));
+        }
+        ClientApiService.respond(observer, b.build());
+    }
+
+    private static TopicDescription describe(MetadataImage image, TopicImage t) {
+        TopicDescription.Builder b = TopicDescription.newBuilder().setName(t.name()).setTopicId(t.id());
+        t.configs().forEach((k, v) -> b.addConfigs(ConfigValue.newBuilder().setKey(k).setValue(v)));
+        for (PartitionRecord p : t.partitions().values()) {
+            PartitionDescription.Builder d = PartitionDescription.newBuilder()
+                    .setMetadata(MetadataResponses.partition(image, p))
+                    .addAllAddingReplicas(p.getAddingReplicasList())
+                    .addAllRemovingReplicas(p.getRemovingReplicasList());
+            for (FailedReplicaRecord f : image.failedReplicas().values()) {
+                if (f.getTopicId().equals(t.id()) && f.getPartition() == p.getPartition() && !f.getCleared()) {
+                    d.addFailedReplicas(FailedReplicaInfo.newBuilder().setBrokerId(f.getBrokerId())
+                            .setReason(f.getReason()).setSinceMs(f.getSinceMs()));
+                }
+            }
+            b.addPartitions(d);
+        }
+        return b.build();
+    }
+
+    @Override
+    public void deleteRecords(DeleteRecordsRequest request, StreamObserver<DeleteRecordsResponse> observer) {
+        MetadataImage current = image.get();
+        DeleteRecordsResponse.Builder b = DeleteRecordsResponse.newBuilder();
+        Map<TopicPartition, Long> targets = new LinkedHashMap<>();
+        Set<TopicPartition> seen = new HashSet<>();
+        boolean badTimeout = request.getTimeoutMs() < 0 || request.getTimeoutMs() > RequestChecks.MAX_PRODUCE_TIMEOUT_MS;
+        for (DeleteRecordsPartition p : request.getPartitionsList()) {
+            RequestChecks.Check check = badTimeout
+                    ? new RequestChecks.Check(Errors.INVALID_REQUEST, "timeout_ms must be within [0, "
+                    + RequestChecks.MAX_PRODUCE_TIMEOUT_MS + "], got " + request.getTimeoutMs())
+                    : RequestChecks.partition(current, p.getTopic(), p.getPartition(), seen);
+            if (check.error() == Errors.NONE && p.getOffset() < -1) {
+                check = new RequestChecks.Check(Errors.OFFSET_OUT_OF_RANGE,
+                        "offset must be -1 (the high watermark), 0 or positive, got " + p.getOffset());
+            }
+            if (check.error() != Errors.NONE) {
+                b.addPartitions(DeleteRecordsPartitionResult.newBuilder().setTopic(p.getTopic())
+                        .setPartition(p.getPartition()).setErrorCode(check.error().code())
+                        .setErrorMessage(check.message()).setLowWatermark(-1));
+                continue;
+            }
+            targets.put(new TopicPartition(p.getTopic(), p.getPartition()), p.getOffset());
+        }
+        if (targets.isEmpty()) {
+            ClientApiService.respond(observer, b.build());
+            return;
+        }
+        int timeout = request.getTimeoutMs() == 0 ? DEFAULT_TIMEOUT_MS : request.getTimeoutMs();
+        CompletableFuture<Map<TopicPartition, io.tideline.replication.server.DeleteRecordsPartitionResult>> done =
+                replicaManager.deleteRecords(targets, timeout);
+        done.whenComplete((results, e) -> {
+            if (e != null) {
+                log.error("DeleteRecords failed", e);
+            }
+            for (TopicPartition tp : targets.keySet()) {
+                io.tideline.replication.server.DeleteRecordsPartitionResult r = e != null ? null : results.get(tp);
+                DeleteRecordsPartitionResult.Builder item = DeleteRecordsPartitionResult.newBuilder()
+                        .setTopic(tp.topic()).setPartition(tp.partition());
+                if (r == null) {
+                    item.setErrorCode(Errors.UNKNOWN_SERVER_ERROR.code()).setLowWatermark(-1)
+                            .setErrorMessage(e == null ? "no result" : String.valueOf(e.getMessage()));
+                } else {
+                    item.setErrorCode(r.error().code()).setLowWatermark(r.lowWatermark());
+                    if (r.message() != null) {
+                        item.setErrorMessage(r.message() + (r.error() == Errors.NOT_LEADER_OR_FOLLOWER
+                                ? " (asked broker " + brokerId + ")" : ""));
+                    }
+                }
+                b.addPartitions(item);
+            }
+            ClientApiService.respond(observer, b.build());
+        });
+    }
+}

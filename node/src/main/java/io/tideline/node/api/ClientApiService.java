@@ -1,0 +1,229 @@
+package io.tideline.node.api;
+
+import com.google.protobuf.UnsafeByteOperations;
+import io.grpc.stub.StreamObserver;
+import io.tideline.common.TopicPartition;
+import io.tideline.common.errors.Errors;
+import io.tideline.node.metadata.MetadataImage;
+import io.tideline.proto.client.ClientServiceGrpc;
+import io.tideline.proto.client.FetchPartition;
+import io.tideline.proto.client.FetchPartitionResponse;
+import io.tideline.proto.client.FetchRequest;
+import io.tideline.proto.client.FetchResponse;
+import io.tideline.proto.client.ListOffsetsPartition;
+import io.tideline.proto.client.ListOffsetsRequest;
+import io.tideline.proto.client.ListOffsetsResponse;
+import io.tideline.proto.client.MetadataRequest;
+import io.tideline.proto.client.MetadataResponse;
+import io.tideline.proto.client.ProducePartition;
+import io.tideline.proto.client.ProducePartitionResponse;
+import io.tideline.proto.client.ProduceRequest;
+import io.tideline.proto.client.ProduceResponse;
+import io.tideline.replication.server.ConsumerFetch;
+import io.tideline.replication.server.ConsumerFetchResult;
+import io.tideline.replication.server.ProduceResult;
+import io.tideline.replication.server.ReplicaManager;
+import io.tideline.store.record.MemoryRecords;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.IntSupplier;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The client API on a broker. Every field is checked before anything is read or written: a bad partition
+ * gets its typed error and the others proceed; a bad request-level field (acks, byte limits, waits) fails
+ * every partition of the request with it and changes nothing.
+ */
+public final class ClientApiService extends ClientServiceGrpc.ClientServiceImplBase {
+    private static final Logger log = LoggerFactory.getLogger(ClientApiService.class);
+
+    private final int brokerId;
+    private final Supplier<MetadataImage> image;
+    private final ReplicaManager replicaManager;
+    private final MetadataResponses metadata;
+
+    public ClientApiService(int brokerId, String clusterId, Supplier<MetadataImage> image, ReplicaManager replicaManager,
+                            IntSupplier controllerId) {
+        this.brokerId = brokerId;
+        this.image = Objects.requireNonNull(image, "image");
+        this.replicaManager = Objects.requireNonNull(replicaManager, "replicaManager");
+        this.metadata = new MetadataResponses(clusterId, controllerId);
+    }
+
+    // ---------------------------------------------------------------- Produce
+
+    @Override
+    public void produce(ProduceRequest request, StreamObserver<ProduceResponse> observer) {
+        MetadataImage current = image.get();
+        Map<TopicPartition, ProducePartitionResponse> answered = new LinkedHashMap<>();
+        Map<TopicPartition, MemoryRecords> toAppend = new LinkedHashMap<>();
+        String requestProblem = RequestChecks.produceRequestProblem(request);
+        Errors requestError = request.getAcks() != 0 && request.getAcks() != 1 && request.getAcks() != -1
+                ? Errors.INVALID_REQUIRED_ACKS : Errors.INVALID_REQUEST;
+        Set<TopicPartition> seen = new HashSet<>();
+        for (ProducePartition p : request.getPartitionsList()) {
+            TopicPartition tp = new TopicPartition(p.getTopic(), Math.max(0, p.getPartition()));
+            String problem = requestProblem;
+            Errors error = requestError;
+            if (problem == null) {
+                RequestChecks.Check check = RequestChecks.partition(current, p.getTopic(), p.getPartition(), seen);
+                error = check.error();
+                problem = check.message();
+            }
+            if (problem == null && p.getRecords().isEmpty()) {
+                error = Errors.INVALID_REQUEST;
+                problem = "no record batches for " + tp;
+            }
+            if (problem != null) {
+                answered.put(new TopicPartition(p.getTopic(), p.getPartition()), produceError(p, error, problem, current));
+                continue;
+            }
+            // A private copy: the leader writes offsets, epochs and timestamps into the batches in place.
+            toAppend.put(tp, MemoryRecords.readableRecords(ByteBuffer.wrap(p.getRecords().toByteArray())));
+        }
+        if (toAppend.isEmpty()) {
+            respond(observer, ProduceResponse.newBuilder().addAllPartitions(answered.values()).build());
+            return;
+        }
+        replicaManager.appendRecords(toAppend, request.getAcks(), request.getTimeoutMs()).whenComplete((results, e) -> {
+            ProduceResponse.Builder b = ProduceResponse.newBuilder().addAllPartitions(answered.values());
+            if (e != null) {
+                log.error("Produce failed", e);
+                toAppend.keySet().forEach(tp -> b.addPartitions(produceError(tp, Errors.UNKNOWN_SERVER_ERROR,
+                        String.valueOf(e.getMessage()), image.get())));
+            } else {
+                results.forEach((tp, r) -> b.addPartitions(produceResult(tp, r)));
+            }
+            respond(observer, b.build());
+        });
+    }
+
+    private ProducePartitionResponse produceError(ProducePartition p, Errors error, String message, MetadataImage current) {
+        return ProducePartitionResponse.newBuilder().setTopic(p.getTopic()).setPartition(p.getPartition())
+                .setErrorCode(error.code()).setErrorMessage(message).setBaseOffset(-1).setLogStartOffset(-1)
+                .setCurrentLeader(metadata.leaderHint(current, p.getTopic(), p.getPartition())).build();
+    }
+
+    private ProducePartitionResponse produceError(TopicPartition tp, Errors error, String message, MetadataImage current) {
+        return produceError(ProducePartition.newBuilder().setTopic(tp.topic()).setPartition(tp.partition()).build(),
+                error, message, current);
+    }
+
+    private ProducePartitionResponse produceResult(TopicPartition tp, ProduceResult r) {
+        ProducePartitionResponse.Builder b = ProducePartitionResponse.newBuilder().setTopic(tp.topic())
+                .setPartition(tp.partition()).setErrorCode(r.error().code()).setBaseOffset(r.baseOffset())
+                .setLogStartOffset(r.logStartOffset())
+                .setCurrentLeader(metadata.leaderHint(image.get(), tp.topic(), tp.partition()));
+        if (r.message() != null) {
+            b.setErrorMessage(r.message());
+        }
+        return b.build();
+    }
+
+    // ---------------------------------------------------------------- Fetch
+
+    @Override
+    public void fetch(FetchRequest request, StreamObserver<FetchResponse> observer) {
+        MetadataImage current = image.get();
+        String requestProblem = RequestChecks.fetchRequestProblem(request);
+        List<FetchPartitionResponse> answered = new ArrayList<>();
+        List<ConsumerFetch> toRead = new ArrayList<>();
+        Set<TopicPartition> seen = new HashSet<>();
+        for (FetchPartition p : request.getPartitionsList()) {
+            String problem = requestProblem;
+            Errors error = Errors.INVALID_REQUEST;
+            if (problem == null) {
+                RequestChecks.Check check = RequestChecks.partition(current, p.getTopic(), p.getPartition(), seen);
+                error = check.error();
+                problem = check.message();
+            }
+            if (problem == null && p.getPartitionMaxBytes() <= 0) {
+                error = Errors.INVALID_REQUEST;
+                problem = "partition_max_bytes must be positive, got " + p.getPartitionMaxBytes();
+            }
+            if (problem != null) {
+                answered.add(fetchError(p.getTopic(), p.getPartition(), error, problem, -1, -1, current));
+                continue;
+            }
+            toRead.add(new ConsumerFetch(new TopicPartition(p.getTopic(), p.getPartition()), p.getFetchOffset(),
+                    p.getPartitionMaxBytes(), p.getCurrentLeaderEpoch()));
+        }
+        if (toRead.isEmpty()) {
+            respond(observer, FetchResponse.newBuilder().addAllPartitions(answered).build());
+            return;
+        }
+        replicaManager.fetchForConsumer(toRead, request.getMinBytes(), request.getMaxBytes(), request.getMaxWaitMs())
+                .whenComplete((results, e) -> {
+                    FetchResponse.Builder b = FetchResponse.newBuilder().addAllPartitions(answered);
+                    if (e != null) {
+                        log.error("Fetch failed", e);
+                        toRead.forEach(f -> b.addPartitions(fetchError(f.topicPartition().topic(),
+                                f.topicPartition().partition(), Errors.UNKNOWN_SERVER_ERROR, String.valueOf(e.getMessage()),
+                                -1, -1, image.get())));
+                    } else {
+                        results.forEach((tp, r) -> b.addPartitions(fetchResult(tp, r)));
+                    }
+                    respond(observer, b.build());
+                });
+    }
+
+    private FetchPartitionResponse fetchError(String topic, int partition, Errors error, String message, long hw,
+                                              long lso, MetadataImage current) {
+        return FetchPartitionResponse.newBuilder().setTopic(topic).setPartition(partition).setErrorCode(error.code())
+                .setErrorMessage(message).setHighWatermark(hw).setLogStartOffset(lso)
+                .setCurrentLeader(metadata.leaderHint(current, topic, partition)).build();
+    }
+
+    private FetchPartitionResponse fetchResult(TopicPartition tp, ConsumerFetchResult r) {
+        FetchPartitionResponse.Builder b = FetchPartitionResponse.newBuilder().setTopic(tp.topic())
+                .setPartition(tp.partition()).setErrorCode(r.error().code()).setHighWatermark(r.highWatermark())
+                .setLogStartOffset(r.logStartOffset())
+                .setCurrentLeader(metadata.leaderHint(image.get(), tp.topic(), tp.partition()));
+        if (r.message() != null) {
+            b.setErrorMessage(r.message());
+        }
+        if (r.records().sizeInBytes() > 0) {
+            ByteBuffer buffer = r.records().buffer().duplicate();
+            b.setRecords(UnsafeByteOperations.unsafeWrap(buffer));
+        }
+        return b.build();
+    }
+
+    // ---------------------------------------------------------------- ListOffsets
+
+    @Override
+    public void listOffsets(ListOffsetsRequest request, StreamObserver<ListOffsetsResponse> observer) {
+        MetadataImage current = image.get();
+        ListOffsetsResponse.Builder b = ListOffsetsResponse.newBuilder();
+        Set<TopicPartition> seen = new HashSet<>();
+        for (ListOffsetsPartition p : request.getPartitionsList()) {
+            b.addPartitions(new OffsetLookup(replicaManager, metadata, brokerId).lookup(current, p, seen));
+        }
+        respond(observer, b.build());
+    }
+
+    // ---------------------------------------------------------------- Metadata
+
+    @Override
+    public void metadata(MetadataRequest request, StreamObserver<MetadataResponse> observer) {
+        respond(observer, metadata.build(image.get(), request.getTopicsList()));
+    }
+
+    static <T> void respond(StreamObserver<T> observer, T response) {
+        try {
+            observer.onNext(response);
+            observer.onCompleted();
+        } catch (RuntimeException e) {
+            // The client went away (cancelled, deadline passed): nothing to answer.
+            log.debug("Could not answer: {}", e.toString());
+        }
+    }
+}

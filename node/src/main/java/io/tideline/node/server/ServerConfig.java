@@ -1,0 +1,179 @@
+package io.tideline.node.server;
+
+import static io.tideline.common.config.ConfigDef.Importance.HIGH;
+import static io.tideline.common.config.ConfigDef.Importance.MEDIUM;
+import static io.tideline.common.config.ConfigDef.Type.LONG;
+import static io.tideline.common.config.ConfigDef.Type.STRING;
+
+import io.tideline.common.config.AbstractConfig;
+import io.tideline.common.config.ConfigDef;
+import io.tideline.common.config.ConfigException;
+import io.tideline.common.config.Range;
+import io.tideline.node.config.NodeConfig;
+import io.tideline.replication.ReplicationConfig;
+import io.tideline.store.config.StoreConfig;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Everything a node process reads from its properties file: the node settings ({@link NodeConfig}), the
+ * store's ({@link StoreConfig}), replication's ({@link ReplicationConfig}) and the process's own
+ * (listeners, shutdown). {@link #validate} checks every key and reports every bad one, one line each, so an
+ * operator fixes a file in one pass. Immutable.
+ */
+public final class ServerConfig extends AbstractConfig {
+    public static final String LISTENERS_CONFIG = "listeners";
+    public static final String ADVERTISED_LISTENERS_CONFIG = "advertised.listeners";
+    public static final String CONTROLLED_SHUTDOWN_TIMEOUT_MS_CONFIG = "controlled.shutdown.timeout.ms";
+
+    private static final ConfigDef CONFIG = new ConfigDef()
+            .define(LISTENERS_CONFIG, STRING, "PLAINTEXT://127.0.0.1:9092", HIGH,
+                    "The listener for clients, admins and replication, NAME://host:port (one listener). An "
+                    + "empty host binds every interface; port 0 picks a free port (tests).")
+            .define(ADVERTISED_LISTENERS_CONFIG, STRING, null, HIGH,
+                    "The address registered with the controller for other brokers and clients to reach this "
+                    + "one, NAME://host:port; defaults to listeners (then the host must not be empty).")
+            .define(CONTROLLED_SHUTDOWN_TIMEOUT_MS_CONFIG, LONG, 30_000L, Range.atLeast(0), MEDIUM,
+                    "On SIGTERM, how long the broker waits for the controller to move its leaderships away "
+                    + "before it stops anyway (the logs are still closed cleanly).");
+
+    private final NodeConfig node;
+    private final StoreConfig store;
+    private final ReplicationConfig replication;
+    private final Listener listener;
+    private final Listener advertised;
+
+    private ServerConfig(Map<String, ?> props) {
+        super(CONFIG, props);
+        this.node = NodeConfig.fromMap(props);
+        this.store = StoreConfig.fromMap(props);
+        this.replication = ReplicationConfig.fromMap(props);
+        this.listener = Listener.parse(LISTENERS_CONFIG, getString(LISTENERS_CONFIG));
+        String adv = getString(ADVERTISED_LISTENERS_CONFIG);
+        this.advertised = adv == null ? listener : Listener.parse(ADVERTISED_LISTENERS_CONFIG, adv);
+        if (advertised.host().isEmpty()) {
+            throw new ConfigException(adv == null ? LISTENERS_CONFIG : ADVERTISED_LISTENERS_CONFIG, advertised.toString(),
+                    "other nodes need a host to reach this one: set advertised.listeners with a host");
+        }
+    }
+
+    /**
+     * Parses and validates.
+     *
+     * @throws ConfigException listing every bad key (one per line) when anything is wrong
+     */
+    public static ServerConfig fromMap(Map<String, ?> props) {
+        List<String> problems = validate(props);
+        if (!problems.isEmpty()) {
+            throw new ConfigException(problems.get(0).split(":", 2)[0], String.join("\n", problems));
+        }
+        return new ServerConfig(props);
+    }
+
+    /** Reads a properties file (UTF-8), applies {@code overrides} on top, then parses. */
+    public static ServerConfig load(Path file, Map<String, String> overrides) throws IOException {
+        return fromMap(readProperties(file, overrides));
+    }
+
+    public static Map<String, Object> readProperties(Path file, Map<String, String> overrides) throws IOException {
+        Properties properties = new Properties();
+        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            properties.load(reader);
+        }
+        Map<String, Object> props = new LinkedHashMap<>();
+        for (String name : properties.stringPropertyNames()) {
+            props.put(name, properties.getProperty(name).trim());
+        }
+        props.putAll(overrides);
+        return props;
+    }
+
+    /** Every definition a node reads, for the unknown-key check and the docs. */
+    public static List<ConfigDef> definitions() {
+        return List.of(CONFIG, NodeConfig.configDef(), StoreConfig.configDef(), ReplicationConfig.configDef());
+    }
+
+    public static ConfigDef configDef() {
+        return new ConfigDef(CONFIG);
+    }
+
+    /**
+     * Every problem with {@code props}, one line each ("key: why"): bad values and missing required keys
+     * of every definition, then the rules across keys. Empty when the config is good.
+     */
+    public static List<String> validate(Map<String, ?> props) {
+        List<String> problems = new ArrayList<>();
+        for (ConfigDef def : definitions()) {
+            for (ConfigDef.ConfigKey key : def.configKeys().values()) {
+                Object raw = props.get(key.name());
+                if (raw == null) {
+                    // log.dir stands in for log.dirs; the store's own check reports when both are missing.
+                    if (key.required() && !(key.name().equals(StoreConfig.LOG_DIRS_CONFIG)
+                            && props.get(StoreConfig.LOG_DIR_CONFIG) != null)) {
+                        problems.add(key.name() + ": missing (required)");
+                    }
+                    continue;
+                }
+                try {
+                    Object value = ConfigDef.parseType(key.name(), raw, key.type());
+                    if (key.validator() != null) {
+                        key.validator().ensureValid(key.name(), value);
+                    }
+                } catch (ConfigException e) {
+                    problems.add(key.name() + ": " + e.getMessage());
+                }
+            }
+        }
+        if (problems.isEmpty()) {
+            try {
+                new ServerConfig(props);
+            } catch (ConfigException e) {
+                problems.add(e.key() + ": " + e.getMessage());
+            }
+        }
+        return problems;
+    }
+
+    /** Keys in {@code props} no definition knows (typos); reported as warnings, as Kafka does. */
+    public static Set<String> unknownKeys(Map<String, ?> props) {
+        Set<String> unknown = new TreeSet<>(props.keySet());
+        for (ConfigDef def : definitions()) {
+            unknown.removeAll(def.names());
+        }
+        return unknown;
+    }
+
+    public NodeConfig node() {
+        return node;
+    }
+
+    public StoreConfig store() {
+        return store;
+    }
+
+    public ReplicationConfig replication() {
+        return replication;
+    }
+
+    public Listener listener() {
+        return listener;
+    }
+
+    public Listener advertisedListener() {
+        return advertised;
+    }
+
+    public long controlledShutdownTimeoutMs() {
+        return getLong(CONTROLLED_SHUTDOWN_TIMEOUT_MS_CONFIG);
+    }
+}

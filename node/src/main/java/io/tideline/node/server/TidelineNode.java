@@ -1,0 +1,351 @@
+package io.tideline.node.server;
+
+import com.codahale.metrics.MetricRegistry;
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.protobuf.services.HealthStatusManager;
+import io.grpc.protobuf.services.ProtoReflectionServiceV1;
+import io.tideline.common.time.Scheduler;
+import io.tideline.common.time.ThreadPoolScheduler;
+import io.tideline.common.time.Time;
+import io.tideline.node.api.AdminApiService;
+import io.tideline.node.api.ClientApiService;
+import io.tideline.node.broker.BrokerMetadataPublisher;
+import io.tideline.node.broker.MetadataFetcher;
+import io.tideline.node.config.NodeConfig;
+import io.tideline.node.controller.ControllerSettings;
+import io.tideline.node.controller.client.ControllerClient;
+import io.tideline.node.metadata.MetadataImage;
+import io.tideline.node.quorum.QuorumServer;
+import io.tideline.node.replica.PartitionSettingsResolver;
+import io.tideline.node.replica.QuorumFailedReplicaReporter;
+import io.tideline.node.replica.QuorumIsrChannel;
+import io.tideline.node.replica.ReplicaMetadataHandler;
+import io.tideline.proto.metadata.BrokerRegistrationRecord;
+import io.tideline.proto.metadata.Endpoint;
+import io.tideline.replication.fetcher.LeaderEndpoint;
+import io.tideline.replication.rpc.GrpcLeaderEndpoint;
+import io.tideline.replication.rpc.ReplicaFetchGrpcService;
+import io.tideline.replication.server.ReplicaManager;
+import io.tideline.store.manager.LogManager;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One Tideline node: storage, the metadata quorum member (when it has the controller role), replication and
+ * the gRPC services (client, admin, replica fetch, health, reflection).
+ *
+ * <p>Start-up order (issue 5): lock, stamp and recover the log dirs; start the quorum member; bind the
+ * listener; register with the controller; follow the metadata (own voter's image, or fetched from the
+ * quorum by a broker-only node) and apply it to the replicas; get unfenced; report SERVING.
+ *
+ * <p>{@link #close()} is the orderly stop (SIGTERM): controlled shutdown (the controller moves leaderships
+ * away), NOT_SERVING, listener closed, fetchers stopped, logs flushed and closed with their checkpoints and
+ * clean-shutdown marker, quorum member stopped.
+ */
+public final class TidelineNode implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(TidelineNode.class);
+    /** How long start-up waits for registration and unfencing before it gives up. */
+    static final long STARTUP_TIMEOUT_MS = 120_000L;
+    /** gRPC's 4 MiB default is below a replica fetch response (replica.fetch.response.max.bytes, 10 MiB). */
+    public static final int MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
+
+    /** Opens channels to other brokers; injectable so a test can cut one link. */
+    @FunctionalInterface
+    public interface ChannelFactory {
+        ManagedChannel open(int brokerId, String host, int port);
+
+        ChannelFactory PLAINTEXT = (id, host, port) -> NettyChannelBuilder.forAddress(host, port).usePlaintext()
+                .maxInboundMessageSize(MAX_MESSAGE_BYTES).build();
+    }
+
+    private final ServerConfig config;
+    private final Time time;
+    private final ChannelFactory channels;
+    private final MetricRegistry metrics = new MetricRegistry();
+    private final ThreadPoolScheduler scheduler;
+    private final Map<Integer, Map.Entry<String, ManagedChannel>> brokerChannels = new ConcurrentHashMap<>();
+    private final ExecutorService publisherThread;
+    private final HealthStatusManager health = new HealthStatusManager();
+    private LogManager logManager;
+    private QuorumServer quorum;
+    private ControllerClient controllerClient;
+    private BrokerMetadataPublisher publisher;
+    private MetadataFetcher fetcher;
+    private ReplicaManager replicaManager;
+    private BrokerLifecycle lifecycle;
+    private Server server;
+    private volatile boolean closed;
+
+    private TidelineNode(ServerConfig config, Time time, ChannelFactory channels) {
+        this.config = config;
+        this.time = time;
+        this.channels = channels;
+        int id = config.node().nodeId();
+        this.scheduler = new ThreadPoolScheduler("tideline-" + id + "-scheduler", 2);
+        this.publisherThread = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "tideline-" + id + "-metadata-publisher");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    public static TidelineNode start(ServerConfig config) throws IOException, InterruptedException {
+        return start(config, Time.SYSTEM, ChannelFactory.PLAINTEXT);
+    }
+
+    /** Starts a node; on failure everything started so far is stopped again. */
+    public static TidelineNode start(ServerConfig config, Time time, ChannelFactory channels)
+            throws IOException, InterruptedException {
+        TidelineNode node = new TidelineNode(Objects.requireNonNull(config, "config"), time, channels);
+        try {
+            node.startup();
+            return node;
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            node.closeWithoutControlledShutdown();
+            throw e;
+        }
+    }
+
+    private void startup() throws IOException, InterruptedException {
+        NodeConfig nodeConfig = config.node();
+        int id = nodeConfig.nodeId();
+        log.info("Starting node {} (roles {}, listener {}, advertised {})", id, nodeConfig.roles(), config.listener(),
+                config.advertisedListener());
+        logManager = new LogManager(config.store(), nodeConfig.clusterId(), id, time, scheduler, metrics, new Random());
+        logManager.startup();
+
+        if (nodeConfig.isController()) {
+            quorum = QuorumServer.builder()
+                    .nodeId(id)
+                    .voters(nodeConfig.voters())
+                    .clusterId(nodeConfig.clusterId())
+                    .storageDir(nodeConfig.metadataLogDir())
+                    .controllerSettings(new ControllerSettings(nodeConfig.uncleanLeaderElectionEnable()))
+                    .time(time)
+                    .scheduler(scheduler)
+                    .metrics(metrics)
+                    .heartbeatIntervalMs(nodeConfig.brokerHeartbeatIntervalMs())
+                    .sessionTimeoutMs(nodeConfig.brokerSessionTimeoutMs())
+                    .snapshotThreshold(nodeConfig.metadataSnapshotEntries())
+                    .build();
+            quorum.start();
+        }
+        controllerClient = new ControllerClient(nodeConfig.clusterId(), nodeConfig.voters(), time);
+
+        lifecycle = new BrokerLifecycle(id, controllerClient, scheduler, time, nodeConfig.brokerHeartbeatIntervalMs(),
+                () -> publisher == null ? 0L : publisher.lastPublished().offset());
+        replicaManager = new ReplicaManager(id, config.replication(), logManager, time, scheduler,
+                new QuorumIsrChannel(controllerClient, id, lifecycle::brokerEpoch),
+                new QuorumFailedReplicaReporter(controllerClient, id, lifecycle::brokerEpoch,
+                        topic -> image().topic(topic).map(t -> t.id())),
+                this::leaderEndpoint, metrics);
+        replicaManager.startup();
+        publisher = new BrokerMetadataPublisher(id, new ReplicaMetadataHandler(id, replicaManager, logManager,
+                new PartitionSettingsResolver(config.replication())));
+
+        server = NettyServerBuilder.forAddress(new InetSocketAddress(config.listener().bindHost(), config.listener().port()))
+                .maxInboundMessageSize(MAX_MESSAGE_BYTES)
+                .addService(new ClientApiService(id, nodeConfig.clusterId(), this::image, replicaManager,
+                        () -> quorumLeaderId()))
+                .addService(new AdminApiService(id, this::image, replicaManager, controllerClient))
+                .addService(new ReplicaFetchGrpcService(replicaManager))
+                .addService(health.getHealthService())
+                .addService(ProtoReflectionServiceV1.newInstance())
+                .build()
+                .start();
+        health.setStatus("", ServingStatus.NOT_SERVING);
+        log.info("Node {} listening on {}", id, server.getListenSockets());
+
+        lifecycle.register(Endpoint.newBuilder().setName(config.advertisedListener().name())
+                .setHost(config.advertisedListener().host()).setPort(boundPort()).build(),
+                nodeConfig.brokerRack(), STARTUP_TIMEOUT_MS);
+        followMetadata(nodeConfig);
+        if (!lifecycle.awaitUnfenced(STARTUP_TIMEOUT_MS)) {
+            throw new IllegalStateException("Node " + id + " was not unfenced within " + STARTUP_TIMEOUT_MS
+                    + " ms (metadata applied up to offset " + publisher.lastPublished().offset() + ")");
+        }
+        health.setStatus("", ServingStatus.SERVING);
+        log.info("Node {} is serving (broker epoch {})", id, lifecycle.brokerEpoch());
+    }
+
+    private void followMetadata(NodeConfig nodeConfig) {
+        if (quorum != null) {
+            quorum.stateMachine().addListener((previous, current, records) -> publishLatest());
+            publishLatest();
+        } else {
+            fetcher = new MetadataFetcher(controllerClient::fetchImage, publisher, scheduler, time,
+                    nodeConfig.metadataFetchIntervalMs());
+            fetcher.start();
+        }
+    }
+
+    /** Hands the newest image to the publisher thread (the state machine's thread must not block). */
+    private void publishLatest() {
+        if (closed) {
+            return;
+        }
+        publisherThread.execute(() -> {
+            try {
+                publisher.publish(quorum.image());
+            } catch (RuntimeException e) {
+                log.error("Applying metadata at offset {} failed; the next change retries it", quorum.image().offset(), e);
+            }
+        });
+    }
+
+    /** The metadata this broker has applied. */
+    public MetadataImage image() {
+        return publisher == null ? MetadataImage.EMPTY : publisher.lastPublished();
+    }
+
+    private int quorumLeaderId() {
+        return quorum != null ? quorum.leaderId().orElse(-1) : -1;
+    }
+
+    private Optional<LeaderEndpoint> leaderEndpoint(int brokerId) {
+        Optional<BrokerRegistrationRecord> broker = image().broker(brokerId);
+        if (broker.isEmpty() || broker.get().getEndpointsCount() == 0) {
+            return Optional.empty();
+        }
+        Endpoint endpoint = broker.get().getEndpoints(0);
+        String address = endpoint.getHost() + ":" + endpoint.getPort();
+        Map.Entry<String, ManagedChannel> entry = brokerChannels.compute(brokerId, (k, existing) -> {
+            if (existing != null && existing.getKey().equals(address)) {
+                return existing;
+            }
+            if (existing != null) {
+                existing.getValue().shutdown();
+            }
+            return Map.entry(address, channels.open(brokerId, endpoint.getHost(), endpoint.getPort()));
+        });
+        return Optional.of(new GrpcLeaderEndpoint(entry.getValue(), lifecycle.brokerEpoch()));
+    }
+
+    /** The port the listener is bound to (the configured one, or the one picked for port 0). */
+    public int boundPort() {
+        return ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
+    }
+
+    public int nodeId() {
+        return config.node().nodeId();
+    }
+
+    public ServerConfig config() {
+        return config;
+    }
+
+    public MetricRegistry metrics() {
+        return metrics;
+    }
+
+    public ReplicaManager replicaManager() {
+        return replicaManager;
+    }
+
+    public LogManager logManager() {
+        return logManager;
+    }
+
+    public Optional<QuorumServer> quorum() {
+        return Optional.ofNullable(quorum);
+    }
+
+    public ControllerClient controllerClient() {
+        return controllerClient;
+    }
+
+    public long brokerEpoch() {
+        return lifecycle.brokerEpoch();
+    }
+
+    public boolean isFenced() {
+        return lifecycle.isFenced();
+    }
+
+    public Scheduler scheduler() {
+        return scheduler;
+    }
+
+    /** The orderly stop (SIGTERM): controlled shutdown first, then everything closes in reverse order. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        if (lifecycle != null && server != null) {
+            try {
+                lifecycle.controlledShutdown(config.controlledShutdownTimeoutMs());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        closeWithoutControlledShutdown();
+    }
+
+    /**
+     * Stops without asking the controller to move leaderships first (it may be gone already: the last
+     * nodes of a cluster being torn down). Logs are still flushed and closed cleanly.
+     */
+    public void closeSkippingControlledShutdown() {
+        closeWithoutControlledShutdown();
+    }
+
+    private synchronized void closeWithoutControlledShutdown() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        health.enterTerminalState();
+        if (fetcher != null) {
+            fetcher.close();
+        }
+        if (lifecycle != null) {
+            lifecycle.close();
+        }
+        if (server != null) {
+            server.shutdown();
+            awaitQuietly(server);
+        }
+        publisherThread.shutdownNow();
+        if (replicaManager != null) {
+            replicaManager.close();
+        }
+        brokerChannels.values().forEach(e -> e.getValue().shutdownNow());
+        if (logManager != null) {
+            logManager.close();
+        }
+        if (controllerClient != null) {
+            controllerClient.close();
+        }
+        if (quorum != null) {
+            quorum.close();
+        }
+        scheduler.close();
+        log.info("Node {} stopped", config.node().nodeId());
+    }
+
+    private static void awaitQuietly(Server s) {
+        try {
+            if (!s.awaitTermination(5, TimeUnit.SECONDS)) {
+                s.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            s.shutdownNow();
+        }
+    }
+}

@@ -1,0 +1,162 @@
+package io.tideline.node.server;
+
+import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.tideline.common.time.Time;
+import io.tideline.proto.admin.AdminServiceGrpc;
+import io.tideline.proto.client.ClientServiceGrpc;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * N full nodes (broker + controller each) in one JVM on loopback ports, each with its own data
+ * directories under {@code root}. Nodes start together (registration needs a quorum leader, so one node
+ * alone would wait for the others), can be stopped cleanly (the SIGTERM path), killed without a clean
+ * shutdown of their logs, and restarted over the same directories.
+ */
+public final class NodeTestCluster implements AutoCloseable {
+    private final Path root;
+    private final Map<Integer, Integer> quorumPorts = new TreeMap<>();
+    private final Map<Integer, Integer> clientPorts = new TreeMap<>();
+    private final Map<Integer, TidelineNode> nodes = new ConcurrentHashMap<>();
+    private final Map<String, Object> overrides;
+    private final List<ManagedChannel> channels = new ArrayList<>();
+
+    public NodeTestCluster(Path root, int size, Map<String, ?> overrides) {
+        this.root = root;
+        this.overrides = new HashMap<>(overrides);
+        for (int id = 1; id <= size; id++) {
+            quorumPorts.put(id, freePort());
+            clientPorts.put(id, freePort());
+        }
+    }
+
+    /** Starts every node (in parallel) and waits until all serve. */
+    public NodeTestCluster startAll() throws Exception {
+        ExecutorService starter = Executors.newFixedThreadPool(quorumPorts.size());
+        try {
+            Map<Integer, Future<TidelineNode>> starting = new TreeMap<>();
+            for (int id : quorumPorts.keySet()) {
+                starting.put(id, starter.submit(() -> TidelineNode.start(config(id), Time.SYSTEM,
+                        TidelineNode.ChannelFactory.PLAINTEXT)));
+            }
+            for (Map.Entry<Integer, Future<TidelineNode>> e : starting.entrySet()) {
+                nodes.put(e.getKey(), e.getValue().get(150, TimeUnit.SECONDS));
+            }
+        } finally {
+            starter.shutdownNow();
+        }
+        return this;
+    }
+
+    public ServerConfig config(int id) {
+        Map<String, Object> props = new HashMap<>();
+        props.put("node.id", id);
+        props.put("process.roles", "broker,controller");
+        props.put("controller.quorum.voters", quorumPorts.entrySet().stream()
+                .map(e -> e.getKey() + "@127.0.0.1:" + e.getValue()).collect(Collectors.joining(",")));
+        props.put("listeners", "PLAINTEXT://127.0.0.1:" + clientPorts.get(id));
+        props.put("log.dirs", root.resolve("node-" + id).resolve("logs").toString());
+        props.put("metadata.log.dir", root.resolve("node-" + id).resolve("metadata").toString());
+        props.put("broker.heartbeat.interval.ms", 200);
+        props.put("broker.session.timeout.ms", 3000);
+        props.put("replica.fetch.backoff.ms", 50);
+        props.put("replica.lag.time.max.ms", 5000);
+        props.put("controlled.shutdown.timeout.ms", 10_000);
+        props.putAll(overrides);
+        return ServerConfig.fromMap(props);
+    }
+
+    public TidelineNode node(int id) {
+        TidelineNode n = nodes.get(id);
+        if (n == null) {
+            throw new IllegalStateException("node " + id + " is not running");
+        }
+        return n;
+    }
+
+    public List<TidelineNode> running() {
+        return new ArrayList<>(new TreeMap<>(nodes).values());
+    }
+
+    public int clientPort(int id) {
+        return clientPorts.get(id);
+    }
+
+    /** "127.0.0.1:p1,127.0.0.1:p2,..." of every node. */
+    public String bootstrapServers() {
+        return clientPorts.values().stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
+    }
+
+    /** The orderly stop (what SIGTERM does). */
+    public void stop(int id) {
+        TidelineNode n = nodes.remove(id);
+        if (n != null) {
+            n.close();
+        }
+    }
+
+    public TidelineNode restart(int id) throws Exception {
+        if (nodes.containsKey(id)) {
+            throw new IllegalStateException("node " + id + " is running");
+        }
+        TidelineNode n = TidelineNode.start(config(id));
+        nodes.put(id, n);
+        return n;
+    }
+
+    public ClientServiceGrpc.ClientServiceBlockingStub client(int id) {
+        return ClientServiceGrpc.newBlockingStub(channel(id));
+    }
+
+    public AdminServiceGrpc.AdminServiceBlockingStub admin(int id) {
+        return AdminServiceGrpc.newBlockingStub(channel(id));
+    }
+
+    private synchronized ManagedChannel channel(int id) {
+        ManagedChannel c = NettyChannelBuilder.forAddress("127.0.0.1", clientPorts.get(id)).usePlaintext()
+                .maxInboundMessageSize(TidelineNode.MAX_MESSAGE_BYTES).build();
+        channels.add(c);
+        return c;
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            channels.forEach(ManagedChannel::shutdownNow);
+        }
+        List<TidelineNode> all = new ArrayList<>(nodes.values());
+        nodes.clear();
+        // Teardown, not a test of shutdown: the quorum goes away with the nodes, so a controlled shutdown
+        // of the last ones would only wait for its timeout.
+        all.parallelStream().forEach(n -> {
+            try {
+                n.closeSkippingControlledShutdown();
+            } catch (RuntimeException e) {
+                // keep closing the others
+            }
+        });
+    }
+
+    private static int freePort() {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
