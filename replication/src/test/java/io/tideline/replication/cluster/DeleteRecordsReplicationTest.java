@@ -159,6 +159,24 @@ class DeleteRecordsReplicationTest {
         assertEquals(0, log(3).logStartOffset());
     }
 
+    @Test
+    void aWaitingRequestIsAnsweredNotLeaderWhenLeadershipMovesAndTheNewLeaderGoesOn() throws Exception {
+        cluster.broker(3).cutLinkTo(LEADER);
+        CompletableFuture<Map<TopicPartition, DeleteRecordsPartitionResult>> waiting = deleteRecords(LEADER, 50);
+        await(Duration.ofSeconds(10)).until(() -> log(2).logStartOffset() == 50);
+        assertFalse(waiting.isDone());
+
+        cluster.controller.electLeader(TP, 2);
+        DeleteRecordsPartitionResult moved = waiting.get(10, TimeUnit.SECONDS).get(TP);
+        assertEquals(Errors.NOT_LEADER_OR_FOLLOWER, moved.error());
+        assertEquals(-1, moved.lowWatermark());
+
+        // Broker 3 follows the new leader (its link to it is up) and catches up the start offset.
+        assertEquals(new DeleteRecordsPartitionResult(Errors.NONE, 60, null),
+                deleteRecords(2, 60).get(10, TimeUnit.SECONDS).get(TP));
+        cluster.brokers().forEach(b -> assertEquals(60, b.log(TP).logStartOffset(), "broker " + b.id));
+    }
+
     private CompletableFuture<Map<TopicPartition, DeleteRecordsPartitionResult>> deleteRecords(int broker, long before) {
         return cluster.broker(broker).replicaManager.deleteRecords(Map.of(TP, before), TIMEOUT_MS);
     }
