@@ -60,6 +60,8 @@ class DeleteRecordsReplicationTest {
                 "replica.fetch.wait.max.ms", 500));
         cluster.createPartition(TP, List.of(1, 2, 3), PartitionSettings.defaults().withLogOverrides(Map.of(
                 "segment.bytes", 1024,
+                // Rolls are frequent here; small preallocated indexes keep each one cheap.
+                "segment.index.bytes", 1024,
                 "file.delete.delay.ms", FILE_DELETE_DELAY_MS)));
         for (int i = 0; i < RECORDS; i++) {
             ProduceResult r = cluster.produce(TP, -1, 30_000, "v".repeat(100)).get(10, TimeUnit.SECONDS).get(TP);

@@ -85,6 +85,8 @@ class FollowerCutOffPastRetentionTest {
     private static PartitionSettings settings(OutOfRangePolicy policy) {
         return PartitionSettings.defaults().withOutOfRangePolicy(policy).withLogOverrides(Map.of(
                 "segment.bytes", 1024,
+                // Rolls are frequent here; small preallocated indexes keep each one cheap.
+                "segment.index.bytes", 1024,
                 "retention.ms", RETENTION_MS,
                 "file.delete.delay.ms", 1_000));
     }
