@@ -11,6 +11,7 @@ import io.tideline.common.time.Time;
 import io.tideline.replication.ReplicationConfig;
 import io.tideline.replication.fetcher.LeaderEndpoint;
 import io.tideline.replication.follower.FailureReason;
+import io.tideline.replication.follower.FetchResponseData;
 import io.tideline.replication.rpc.GrpcLeaderEndpoint;
 import io.tideline.replication.rpc.ReplicaFetchGrpcService;
 import io.tideline.replication.server.IsrChannel;
@@ -44,6 +45,8 @@ final class TestBroker implements AutoCloseable {
     private final Server server;
     private final Map<Integer, ManagedChannel> channels = new ConcurrentHashMap<>();
     private final Set<Integer> cutLinks = ConcurrentHashMap.newKeySet();
+    /** Fetches sent to each leader and not answered yet: a cut drops them too. */
+    private final Map<Integer, Set<CompletableFuture<?>>> inFlight = new ConcurrentHashMap<>();
 
     TestBroker(int id, String clusterTag, Path dir, Map<String, ?> storeProps, Map<String, ?> replicationProps,
                Time time, Scheduler scheduler, IsrChannel controller) throws IOException {
@@ -70,14 +73,40 @@ final class TestBroker implements AutoCloseable {
         GrpcLeaderEndpoint grpc = new GrpcLeaderEndpoint(channel, 1L);
         return Optional.of((replicaId, partitions, minBytes, maxBytes, maxWaitMs) -> {
             if (cutLinks.contains(leaderId)) {
-                return CompletableFuture.failedFuture(new IOException("link " + id + " -> " + leaderId + " is cut"));
+                return CompletableFuture.failedFuture(linkCut(leaderId));
             }
-            return grpc.fetch(replicaId, partitions, minBytes, maxBytes, maxWaitMs);
+            CompletableFuture<Map<TopicPartition, FetchResponseData>> answer = new CompletableFuture<>();
+            Set<CompletableFuture<?>> pending = inFlight.computeIfAbsent(leaderId, l -> ConcurrentHashMap.newKeySet());
+            pending.add(answer);
+            grpc.fetch(replicaId, partitions, minBytes, maxBytes, maxWaitMs).whenComplete((data, error) -> {
+                pending.remove(answer);
+                if (error != null) {
+                    answer.completeExceptionally(error);
+                } else {
+                    answer.complete(data);
+                }
+            });
+            // Registered before this check, so a cut racing with the send either sees it or is seen here.
+            if (cutLinks.contains(leaderId)) {
+                answer.completeExceptionally(linkCut(leaderId));
+            }
+            return answer;
         });
     }
 
+    private IOException linkCut(int leaderId) {
+        return new IOException("link " + id + " -> " + leaderId + " is cut");
+    }
+
+    /**
+     * Fetches to {@code leaderId} fail from now on, and the one in flight (parked at the leader) is
+     * dropped too, so once this returns no answer from that leader reaches this broker.
+     */
     void cutLinkTo(int leaderId) {
         cutLinks.add(leaderId);
+        for (CompletableFuture<?> pending : inFlight.getOrDefault(leaderId, Set.of())) {
+            pending.completeExceptionally(linkCut(leaderId));
+        }
     }
 
     void healLinkTo(int leaderId) {

@@ -87,6 +87,23 @@ final class TestController implements IsrChannel, AutoCloseable {
         });
     }
 
+    /**
+     * Reassigns {@code tp} to {@code replicas} under the same leader and leader epoch (new replicas start
+     * outside the ISR, removed ones leave it), as a reassignment's first step does; partition epoch +1.
+     */
+    LeaderAndIsr reassign(TopicPartition tp, List<Integer> replicas) {
+        return call(() -> {
+            LeaderAndIsr s = states.get(tp);
+            if (!replicas.contains(s.leaderId())) {
+                throw new IllegalArgumentException("The leader " + s.leaderId() + " must stay in " + replicas);
+            }
+            List<Integer> isr = new ArrayList<>(s.isr());
+            isr.retainAll(replicas);
+            return commit(new LeaderAndIsr(tp, s.topicId(), s.leaderId(), s.leaderEpoch(), s.partitionEpoch() + 1,
+                    List.copyOf(replicas), isr));
+        });
+    }
+
     /** Publishes the current state again to one broker (it restarted or was unfenced). */
     void republish(TopicPartition tp, int broker) {
         call(() -> {
