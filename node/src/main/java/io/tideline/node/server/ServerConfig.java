@@ -10,6 +10,7 @@ import io.tideline.common.config.ConfigDef;
 import io.tideline.common.config.ConfigException;
 import io.tideline.common.config.Range;
 import io.tideline.node.config.NodeConfig;
+import io.tideline.node.metrics.MetricsHttpConfig;
 import io.tideline.replication.ReplicationConfig;
 import io.tideline.store.config.StoreConfig;
 import java.io.IOException;
@@ -36,7 +37,7 @@ public final class ServerConfig extends AbstractConfig {
     public static final String ADVERTISED_LISTENERS_CONFIG = "advertised.listeners";
     public static final String CONTROLLED_SHUTDOWN_TIMEOUT_MS_CONFIG = "controlled.shutdown.timeout.ms";
 
-    private static final ConfigDef CONFIG = new ConfigDef()
+    private static final ConfigDef CONFIG = MetricsHttpConfig.define(new ConfigDef())
             .define(LISTENERS_CONFIG, STRING, "PLAINTEXT://127.0.0.1:9092", HIGH,
                     "The listener for clients, admins and replication, NAME://host:port (one listener). An "
                     + "empty host binds every interface; port 0 picks a free port (tests).")
@@ -171,6 +172,15 @@ public final class ServerConfig extends AbstractConfig {
 
     public Listener advertisedListener() {
         return advertised;
+    }
+
+    public String metricsHttpHost() {
+        return getString(MetricsHttpConfig.METRICS_HTTP_HOST_CONFIG);
+    }
+
+    /** -1: no metrics endpoint; 0: any free port. */
+    public int metricsHttpPort() {
+        return getInt(MetricsHttpConfig.METRICS_HTTP_PORT_CONFIG);
     }
 
     public long controlledShutdownTimeoutMs() {

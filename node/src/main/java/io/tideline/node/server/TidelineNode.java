@@ -31,7 +31,11 @@ import io.tideline.replication.rpc.GrpcLeaderEndpoint;
 import io.tideline.replication.rpc.ReplicaFetchGrpcService;
 import io.tideline.replication.server.ReplicaManager;
 import io.tideline.store.manager.LogManager;
+import io.tideline.node.metrics.JmxExport;
+import io.tideline.node.metrics.MetricsHttpConfig;
+import io.tideline.node.metrics.MetricsHttpServer;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.util.Map;
 import java.util.Objects;
@@ -88,6 +92,8 @@ public final class TidelineNode implements AutoCloseable {
     private ReplicaManager replicaManager;
     private BrokerLifecycle lifecycle;
     private Server server;
+    private JmxExport jmx;
+    private MetricsHttpServer metricsServer;
     private volatile boolean closed;
 
     private TidelineNode(ServerConfig config, Time time, ChannelFactory channels) {
@@ -169,6 +175,12 @@ public final class TidelineNode implements AutoCloseable {
                 .start();
         health.setStatus("", ServingStatus.NOT_SERVING);
         log.info("Node {} listening on {}", id, server.getListenSockets());
+        jmx = JmxExport.start(metrics, ManagementFactory.getPlatformMBeanServer());
+        if (MetricsHttpConfig.enabled(config.metricsHttpPort())) {
+            metricsServer = MetricsHttpServer.start(config.metricsHttpHost(), config.metricsHttpPort(), metrics,
+                    this::isHealthy);
+            log.info("Node {} serves metrics on http://{}:{}/metrics", id, config.metricsHttpHost(), metricsServer.port());
+        }
 
         lifecycle.register(Endpoint.newBuilder().setName(config.advertisedListener().name())
                 .setHost(config.advertisedListener().host()).setPort(boundPort()).build(),
@@ -276,6 +288,16 @@ public final class TidelineNode implements AutoCloseable {
         return lifecycle.isFenced();
     }
 
+    /** Serving: started, registered and unfenced, not stopping. What /health answers. */
+    public boolean isHealthy() {
+        return !closed && lifecycle != null && lifecycle.brokerEpoch() >= 0 && !lifecycle.isFenced();
+    }
+
+    /** The metrics endpoint's port, empty when it is off. */
+    public Optional<Integer> metricsPort() {
+        return Optional.ofNullable(metricsServer).map(MetricsHttpServer::port);
+    }
+
     public Scheduler scheduler() {
         return scheduler;
     }
@@ -321,6 +343,12 @@ public final class TidelineNode implements AutoCloseable {
             awaitQuietly(server);
         }
         publisherThread.shutdownNow();
+        if (metricsServer != null) {
+            metricsServer.close();
+        }
+        if (jmx != null) {
+            jmx.close();
+        }
         if (replicaManager != null) {
             replicaManager.close();
         }

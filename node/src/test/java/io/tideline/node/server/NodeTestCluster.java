@@ -77,6 +77,8 @@ public final class NodeTestCluster implements AutoCloseable {
         props.put("replica.fetch.backoff.ms", 50);
         props.put("replica.lag.time.max.ms", 5000);
         props.put("controlled.shutdown.timeout.ms", 10_000);
+        props.put("metrics.http.host", "127.0.0.1");
+        props.put("metrics.http.port", 0);
         props.putAll(overrides);
         return ServerConfig.fromMap(props);
     }
