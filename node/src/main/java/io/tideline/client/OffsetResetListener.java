@@ -1,0 +1,25 @@
+package io.tideline.client;
+
+import io.tideline.common.TopicPartition;
+
+/**
+ * Told whenever the consumer moved a partition's position by itself because the position was out of
+ * the leader's log (OFFSET_OUT_OF_RANGE) and auto.offset.reset is earliest or latest. Seed 000: with
+ * earliest the consumer "resets its fetch pointer to the new LogStartOffset and resumes reading;
+ * messages 120,000-149,999 are permanently skipped" - this is where an application learns about them.
+ * Runs on the thread calling {@link TidelineConsumer#poll}; it should be quick and must not call the
+ * consumer.
+ */
+@FunctionalInterface
+public interface OffsetResetListener {
+
+    /**
+     * @param fromOffset the position the consumer asked for
+     * @param toOffset   the position it moved to (the log start offset for earliest, the high watermark
+     *                   for latest)
+     * @param skipped    offsets in {@code [fromOffset, toOffset)} that were never returned:
+     *                   {@code toOffset - fromOffset}, or 0 when the reset moved the position backwards
+     *                   (a position beyond the log end, e.g. after an unclean leader election)
+     */
+    void onOffsetsSkipped(TopicPartition partition, long fromOffset, long toOffset, long skipped);
+}

@@ -1,0 +1,105 @@
+package io.tideline.client;
+
+import io.tideline.common.TopicPartition;
+import io.tideline.store.record.MemoryRecords;
+import io.tideline.store.record.RecordBatchBuilder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The records of one partition that travel together, with their futures. Appends happen under the
+ * accumulator's lock; once drained, the batch belongs to the one request carrying it.
+ */
+final class ProducerBatch {
+    /** The v2 batch header. */
+    static final int BATCH_OVERHEAD = 61;
+    /** An upper bound on a record's framing: length, attributes, timestamp and offset deltas, lengths, headers. */
+    static final int RECORD_OVERHEAD = 32;
+
+    private record Entry(long timestamp, byte[] key, byte[] value, CompletableFuture<RecordMetadata> future) {
+    }
+
+    final TopicPartition tp;
+    final long createdMs;
+    private final List<Entry> entries = new ArrayList<>();
+    private int estimatedSize = BATCH_OVERHEAD;
+    private boolean closed;
+    int attempts;
+    long retryAtMs;
+    Throwable lastError;
+
+    ProducerBatch(TopicPartition tp, long createdMs) {
+        this.tp = tp;
+        this.createdMs = createdMs;
+    }
+
+    static int estimateRecordSize(byte[] key, byte[] value) {
+        return RECORD_OVERHEAD + (key == null ? 0 : key.length) + (value == null ? 0 : value.length);
+    }
+
+    /** Appends unless that would take the batch past {@code batchSize}; an empty batch takes any record. */
+    boolean tryAppend(long timestamp, byte[] key, byte[] value, CompletableFuture<RecordMetadata> future,
+                      int batchSize) {
+        int size = estimateRecordSize(key, value);
+        if (closed || (!entries.isEmpty() && estimatedSize + size > batchSize)) {
+            closed = true;
+            return false;
+        }
+        entries.add(new Entry(timestamp, key, value, future));
+        estimatedSize += size;
+        if (estimatedSize >= batchSize) {
+            closed = true;
+        }
+        return true;
+    }
+
+    /** No more records will fit (or it was drained): the batch is ready regardless of linger.ms. */
+    boolean isFull() {
+        return closed;
+    }
+
+    void close() {
+        closed = true;
+    }
+
+    int recordCount() {
+        return entries.size();
+    }
+
+    int estimatedSize() {
+        return estimatedSize;
+    }
+
+    /** The wire form: offsets from 0, which the leader replaces with the ones it assigns. */
+    MemoryRecords toRecords() {
+        RecordBatchBuilder builder = new RecordBatchBuilder(0L);
+        for (Entry e : entries) {
+            builder.append(e.timestamp(), e.key(), e.value());
+        }
+        return builder.buildRecords();
+    }
+
+    List<CompletableFuture<RecordMetadata>> futures() {
+        List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>(entries.size());
+        entries.forEach(e -> futures.add(e.future()));
+        return futures;
+    }
+
+    /** Completes every record's future: record i is at {@code baseOffset + i} (-1 throughout when unknown). */
+    void complete(long baseOffset) {
+        for (int i = 0; i < entries.size(); i++) {
+            Entry e = entries.get(i);
+            e.future().complete(new RecordMetadata(tp.topic(), tp.partition(), baseOffset < 0 ? -1 : baseOffset + i,
+                    e.timestamp()));
+        }
+    }
+
+    void fail(RuntimeException error) {
+        entries.forEach(e -> e.future().completeExceptionally(error));
+    }
+
+    boolean isDone() {
+        return !entries.isEmpty() && entries.get(entries.size() - 1).future().isDone();
+    }
+}

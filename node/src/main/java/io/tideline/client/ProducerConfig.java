@@ -1,0 +1,131 @@
+package io.tideline.client;
+
+import io.tideline.client.internals.BootstrapServers;
+import io.tideline.client.internals.BrokerAddress;
+import io.tideline.common.config.AbstractConfig;
+import io.tideline.common.config.ConfigDef;
+import io.tideline.common.config.ConfigDef.Importance;
+import io.tideline.common.config.ConfigDef.Type;
+import io.tideline.common.config.ConfigException;
+import io.tideline.common.config.Range;
+import io.tideline.common.config.ValidString;
+import java.util.List;
+import java.util.Map;
+
+/** The producer's settings, with Kafka's names and defaults. Immutable. */
+public final class ProducerConfig extends AbstractConfig {
+    public static final String ACKS = "acks";
+    public static final String LINGER_MS = "linger.ms";
+    public static final String BATCH_SIZE = "batch.size";
+    public static final String RETRIES = "retries";
+    public static final String DELIVERY_TIMEOUT_MS = "delivery.timeout.ms";
+    public static final String MAX_REQUEST_SIZE = "max.request.size";
+    public static final String MAX_BLOCK_MS = "max.block.ms";
+
+    private static final ConfigDef CONFIG = CommonClientConfigs.base(30_000)
+            .define(ACKS, Type.STRING, "all", ValidString.in("all", "-1", "0", "1"), Importance.HIGH,
+                    "How many replicas must have a batch before the leader answers: 0 (the producer does not wait "
+                    + "for an answer; the offset in the result is -1), 1 (the leader's log), all or -1 (every "
+                    + "in-sync replica, at least min.insync.replicas of them).")
+            .define(LINGER_MS, Type.LONG, 5L, Range.atLeast(0), Importance.MEDIUM,
+                    "How long a partition's batch may wait for more records before it is sent; a full batch "
+                    + "(batch.size) goes at once.")
+            .define(BATCH_SIZE, Type.INT, 16_384, Range.atLeast(0), Importance.MEDIUM,
+                    "The upper bound in bytes of one partition's batch. A record larger than this travels in a "
+                    + "batch of its own. 0 sends every record alone.")
+            .define(RETRIES, Type.INT, Integer.MAX_VALUE, Range.atLeast(0), Importance.MEDIUM,
+                    "How many times a batch is retried after a retriable error; delivery.timeout.ms bounds the "
+                    + "retries in time as well.")
+            .define(DELIVERY_TIMEOUT_MS, Type.LONG, 120_000L, Range.atLeast(1), Importance.MEDIUM,
+                    "The upper bound on the time between send() and the record's result, retries included. Must "
+                    + "be at least linger.ms + request.timeout.ms.")
+            .define(MAX_REQUEST_SIZE, Type.INT, 1_048_576, Range.atLeast(1), Importance.MEDIUM,
+                    "The largest Produce request in bytes; a record that cannot fit in one fails with "
+                    + "RECORD_TOO_LARGE without being sent.")
+            .define(MAX_BLOCK_MS, Type.LONG, 60_000L, Range.atLeast(0), Importance.MEDIUM,
+                    "How long send() may block waiting for the metadata of a topic it has not seen yet (for "
+                    + "example right after the topic was created).");
+
+    private final List<BrokerAddress> bootstrapServers;
+    private final String clientId;
+    private final int acks;
+    private final long lingerMs;
+    private final int batchSize;
+    private final int retries;
+    private final long retryBackoffMs;
+    private final long deliveryTimeoutMs;
+    private final int requestTimeoutMs;
+    private final int maxRequestSize;
+    private final long maxBlockMs;
+
+    public ProducerConfig(Map<String, ?> props) {
+        super(CONFIG, props);
+        this.bootstrapServers = BootstrapServers.parse(CommonClientConfigs.BOOTSTRAP_SERVERS,
+                getList(CommonClientConfigs.BOOTSTRAP_SERVERS));
+        this.clientId = getString(CommonClientConfigs.CLIENT_ID);
+        String acksValue = getString(ACKS);
+        this.acks = acksValue.equals("all") ? -1 : Integer.parseInt(acksValue);
+        this.lingerMs = getLong(LINGER_MS);
+        this.batchSize = getInt(BATCH_SIZE);
+        this.retries = getInt(RETRIES);
+        this.retryBackoffMs = getLong(CommonClientConfigs.RETRY_BACKOFF_MS);
+        this.deliveryTimeoutMs = getLong(DELIVERY_TIMEOUT_MS);
+        this.requestTimeoutMs = getInt(CommonClientConfigs.REQUEST_TIMEOUT_MS);
+        this.maxRequestSize = getInt(MAX_REQUEST_SIZE);
+        this.maxBlockMs = getLong(MAX_BLOCK_MS);
+        // As in Kafka: a batch must be allowed to linger and then wait for one full request.
+        if (deliveryTimeoutMs < lingerMs + requestTimeoutMs) {
+            throw new ConfigException(DELIVERY_TIMEOUT_MS, deliveryTimeoutMs, "must be at least linger.ms + "
+                    + "request.timeout.ms = " + (lingerMs + requestTimeoutMs));
+        }
+    }
+
+    public static ConfigDef configDef() {
+        return new ConfigDef(CONFIG);
+    }
+
+    public List<BrokerAddress> bootstrapServers() {
+        return bootstrapServers;
+    }
+
+    public String clientId() {
+        return clientId;
+    }
+
+    /** -1 (all), 0 or 1, as the Produce request carries it. */
+    public int acks() {
+        return acks;
+    }
+
+    public long lingerMs() {
+        return lingerMs;
+    }
+
+    public int batchSize() {
+        return batchSize;
+    }
+
+    public int retries() {
+        return retries;
+    }
+
+    public long retryBackoffMs() {
+        return retryBackoffMs;
+    }
+
+    public long deliveryTimeoutMs() {
+        return deliveryTimeoutMs;
+    }
+
+    public int requestTimeoutMs() {
+        return requestTimeoutMs;
+    }
+
+    public int maxRequestSize() {
+        return maxRequestSize;
+    }
+
+    public long maxBlockMs() {
+        return maxBlockMs;
+    }
+}

@@ -1,0 +1,206 @@
+package io.tideline.client;
+
+import com.google.protobuf.ByteString;
+import io.tideline.client.internals.BrokerAddress;
+import io.tideline.common.TopicPartition;
+import io.tideline.common.errors.Errors;
+import io.tideline.common.time.Time;
+import io.tideline.proto.client.LeaderHint;
+import io.tideline.proto.client.ProducePartition;
+import io.tideline.proto.client.ProducePartitionResponse;
+import io.tideline.proto.client.ProduceRequest;
+import io.tideline.proto.client.ProduceResponse;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The producer's network thread: expires batches past delivery.timeout.ms, refreshes metadata when a
+ * leader is unknown or moved, drains ready batches into one Produce request per leader, and turns the
+ * answers into completed futures, retries (back to the head of the queue after retry.backoff.ms) or
+ * failures. Answers arrive on gRPC threads; everything they touch is the accumulator (locked) or the
+ * batch they own.
+ */
+final class Sender implements Runnable {
+    private static final Logger log = LoggerFactory.getLogger(Sender.class);
+
+    private final ProducerConfig config;
+    private final RecordAccumulator accumulator;
+    private final MetadataManager metadata;
+    private final BrokerChannels channels;
+    private final Set<String> topics;
+    private final Time time;
+    private volatile boolean running = true;
+    private volatile boolean forceClose;
+    private long lastRefreshMs = Long.MIN_VALUE / 2;
+
+    Sender(ProducerConfig config, RecordAccumulator accumulator, MetadataManager metadata, BrokerChannels channels,
+           Set<String> topics, Time time) {
+        this.config = config;
+        this.accumulator = accumulator;
+        this.metadata = metadata;
+        this.channels = channels;
+        this.topics = topics;
+        this.time = time;
+    }
+
+    @Override
+    public void run() {
+        try {
+            while (running) {
+                runOnce();
+            }
+            // close(): send what is queued, wait for what is in flight.
+            while (!forceClose && accumulator.hasIncomplete()) {
+                runOnce();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            log.error("producer network thread failed; failing every record not yet answered", e);
+            forceClose = true;
+        }
+        if (forceClose) {
+            TidelineClientException closed = new TidelineClientException(Errors.BROKER_NOT_AVAILABLE,
+                    "The producer was closed before these records were acknowledged");
+            accumulator.abortIncomplete().forEach(b -> b.fail(closed));
+        }
+    }
+
+    void initiateClose() {
+        running = false;
+        accumulator.beginClose();
+    }
+
+    void forceClose() {
+        forceClose = true;
+        running = false;
+        accumulator.wakeup();
+    }
+
+    void runOnce() throws InterruptedException {
+        long now = time.milliseconds();
+        for (ProducerBatch batch : accumulator.expire(now, config.deliveryTimeoutMs())) {
+            batch.fail(expiredError(batch, now));
+        }
+        RecordAccumulator.Drained drained = accumulator.drain(now, metadata.current(), config.maxRequestSize());
+        long wait = drained.nextCheckDelayMs();
+        if (drained.leaderUnknown() || metadata.updateRequested()) {
+            if (now - lastRefreshMs >= config.retryBackoffMs()) {
+                lastRefreshMs = now;
+                refreshMetadata();
+                wait = 0;
+            } else {
+                wait = Math.min(wait, lastRefreshMs + config.retryBackoffMs() - now);
+            }
+        }
+        drained.byLeader().forEach((leader, batches) -> send(leader, batches, now));
+        // Expiry is checked on every turn; a queued batch must not outlive its deadline by a long wait.
+        wait = Math.min(wait, config.deliveryTimeoutMs());
+        accumulator.awaitWork(Math.max(0, wait));
+    }
+
+    private void refreshMetadata() {
+        try {
+            metadata.refresh(Set.copyOf(topics));
+        } catch (TidelineClientException e) {
+            log.debug("metadata refresh failed, retrying in {} ms: {}", config.retryBackoffMs(), e.getMessage());
+        }
+    }
+
+    private void send(BrokerAddress leader, List<ProducerBatch> batches, long now) {
+        ProduceRequest.Builder request = ProduceRequest.newBuilder()
+                .setAcks(config.acks()).setTimeoutMs(config.requestTimeoutMs());
+        for (ProducerBatch batch : batches) {
+            request.addPartitions(ProducePartition.newBuilder()
+                    .setTopic(batch.tp.topic()).setPartition(batch.tp.partition())
+                    .setRecords(ByteString.copyFrom(batch.toRecords().buffer())));
+        }
+        String target = "Produce to " + leader;
+        CompletableFuture<ProduceResponse> call;
+        try {
+            var stub = channels.client(leader, config.requestTimeoutMs());
+            call = Rpc.call(target, stub::produce, request.build());
+        } catch (RuntimeException e) {
+            call = CompletableFuture.failedFuture(Rpc.transportError(target, e));
+        }
+        if (config.acks() == 0) {
+            // Nobody waits for the leader; the answer only unmutes the partitions (keeping the order).
+            batches.forEach(b -> b.complete(-1));
+        }
+        call.whenComplete((response, error) -> handle(batches, response, error, now));
+    }
+
+    private void handle(List<ProducerBatch> batches, ProduceResponse response, Throwable error, long sentMs) {
+        long now = time.milliseconds();
+        if (config.acks() == 0) {
+            batches.forEach(accumulator::completed);
+            return;
+        }
+        if (error != null) {
+            TidelineClientException cause = Rpc.transportError("Produce", Rpc.unwrap(error));
+            boolean retriable = Rpc.retriable(cause);
+            for (ProducerBatch batch : batches) {
+                onError(batch, cause, retriable, null, now);
+            }
+            return;
+        }
+        Map<TopicPartition, ProducePartitionResponse> answers = new HashMap<>();
+        for (ProducePartitionResponse p : response.getPartitionsList()) {
+            answers.put(new TopicPartition(p.getTopic(), p.getPartition()), p);
+        }
+        for (ProducerBatch batch : batches) {
+            ProducePartitionResponse answer = answers.get(batch.tp);
+            if (answer == null) {
+                onError(batch, new TidelineClientException(Errors.UNKNOWN_SERVER_ERROR,
+                        batch.tp + ": the Produce answer does not mention this partition"), false, null, now);
+                continue;
+            }
+            Errors code = Errors.forCode(answer.getErrorCode());
+            if (code == Errors.NONE) {
+                accumulator.completed(batch);
+                batch.complete(answer.getBaseOffset());
+            } else {
+                String message = answer.getErrorMessage().isEmpty() ? code.defaultMessage() : answer.getErrorMessage();
+                onError(batch, new TidelineClientException(code, batch.tp + ": " + code + ": " + message),
+                        code.retriable(), answer.hasCurrentLeader() ? answer.getCurrentLeader() : null, now);
+            }
+        }
+    }
+
+    private void onError(ProducerBatch batch, TidelineClientException error, boolean retriable, LeaderHint hint,
+                         long now) {
+        batch.lastError = error;
+        boolean inTime = now - batch.createdMs < config.deliveryTimeoutMs();
+        if (retriable && inTime && batch.attempts <= config.retries() && !forceClose) {
+            if (needsMetadata(error.error())) {
+                metadata.applyLeaderHint(batch.tp, hint);
+                metadata.requestUpdate();
+            }
+            log.debug("retrying {} record(s) for {} (attempt {}): {}", batch.recordCount(), batch.tp,
+                    batch.attempts + 1, error.getMessage());
+            accumulator.reenqueue(batch, now + config.retryBackoffMs());
+            return;
+        }
+        accumulator.completed(batch);
+        RuntimeException failure = retriable && !inTime ? expiredError(batch, now) : error;
+        log.warn("failed to deliver {} record(s) to {}: {}", batch.recordCount(), batch.tp, failure.getMessage());
+        batch.fail(failure);
+    }
+
+    /** The leader may have moved (or the topic just appeared): the leader's own overload errors need no refresh. */
+    private static boolean needsMetadata(Errors error) {
+        return error != Errors.NOT_ENOUGH_REPLICAS && error != Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND;
+    }
+
+    private TidelineClientException expiredError(ProducerBatch batch, long now) {
+        String last = batch.lastError == null ? "" : "; last error: " + batch.lastError.getMessage();
+        return new TidelineClientException(Errors.REQUEST_TIMED_OUT, "Expiring " + batch.recordCount()
+                + " record(s) for " + batch.tp + ": " + (now - batch.createdMs) + " ms has passed since batch creation "
+                + "(delivery.timeout.ms=" + config.deliveryTimeoutMs() + ")" + last, batch.lastError);
+    }
+}

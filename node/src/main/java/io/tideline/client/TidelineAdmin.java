@@ -1,0 +1,322 @@
+package io.tideline.client;
+
+import io.grpc.stub.StreamObserver;
+import io.tideline.client.ClusterSnapshot.Leader;
+import io.tideline.client.ClusterSnapshot.TopicInfo;
+import io.tideline.client.internals.BrokerAddress;
+import io.tideline.common.TopicPartition;
+import io.tideline.common.errors.Errors;
+import io.tideline.common.time.Time;
+import io.tideline.proto.admin.AdminServiceGrpc.AdminServiceStub;
+import io.tideline.proto.admin.CreateTopicsRequest;
+import io.tideline.proto.admin.CreateTopicsResponse;
+import io.tideline.proto.admin.DeleteRecordsPartition;
+import io.tideline.proto.admin.DeleteRecordsPartitionResult;
+import io.tideline.proto.admin.DeleteRecordsRequest;
+import io.tideline.proto.admin.DeleteRecordsResponse;
+import io.tideline.proto.admin.DeleteTopicsRequest;
+import io.tideline.proto.admin.DeleteTopicsResponse;
+import io.tideline.proto.admin.DescribeTopicsRequest;
+import io.tideline.proto.admin.DescribeTopicsResponse;
+import io.tideline.proto.admin.ListTopicsRequest;
+import io.tideline.proto.admin.ListTopicsResponse;
+import io.tideline.proto.client.MetadataRequest;
+import io.tideline.proto.client.MetadataResponse;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The admin API: topics (sent to any broker, which forwards to the metadata quorum) and DeleteRecords
+ * (sent to each partition's leader, found through Metadata, like Kafka's admin client). Calls block.
+ * Per-item errors are results, never exceptions ({@link TopicResult}, {@link DeleteRecordsResult},
+ * {@link TopicDescription#error()}); a call throws a {@link TidelineClientException} (usually a
+ * {@link TransportException}) only when no broker could be reached or answered within
+ * default.api.timeout.ms.
+ *
+ * <p>Thread-safe.
+ */
+public final class TidelineAdmin implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(TidelineAdmin.class);
+    /** A broker may wait request.timeout.ms itself (timeout_ms); the RPC deadline allows for the round trip. */
+    private static final long RPC_SLACK_MS = 5_000;
+    /** DeleteRecords answers after which the partition is retried on a fresh leader. */
+    private static final Set<Errors> LEADER_ERRORS = Set.of(Errors.NOT_LEADER_OR_FOLLOWER, Errors.LEADER_NOT_AVAILABLE,
+            Errors.FENCED_LEADER_EPOCH, Errors.UNKNOWN_LEADER_EPOCH, Errors.KAFKA_STORAGE_ERROR,
+            Errors.BROKER_NOT_AVAILABLE);
+
+    @FunctionalInterface
+    private interface AdminMethod<Q, A> {
+        void call(AdminServiceStub stub, Q request, StreamObserver<A> observer);
+    }
+
+    private final AdminConfig config;
+    private final Time time;
+    private final BrokerChannels channels;
+    private final MetadataManager metadata;
+
+    public TidelineAdmin(Map<String, ?> configs) {
+        this(configs, Time.SYSTEM, ChannelFactory.plaintext());
+    }
+
+    public TidelineAdmin(Properties props) {
+        this(ClientProps.toMap(props));
+    }
+
+    /** With an injected clock and channel factory (tests, fault injection). */
+    public TidelineAdmin(Map<String, ?> configs, Time time, ChannelFactory channelFactory) {
+        this.config = new AdminConfig(configs);
+        this.time = Objects.requireNonNull(time, "time");
+        this.channels = new BrokerChannels(Objects.requireNonNull(channelFactory, "channelFactory"));
+        this.metadata = new MetadataManager(config.bootstrapServers(), channels, config.requestTimeoutMs());
+    }
+
+    public TopicResult createTopic(String name, int partitions, int replicationFactor, Map<String, String> configs) {
+        return createTopics(List.of(NewTopic.of(name, partitions, replicationFactor, configs)), false).get(name);
+    }
+
+    /** With explicit replica assignments: partition to broker ids, the first the preferred leader. */
+    public TopicResult createTopic(String name, Map<Integer, List<Integer>> assignments, Map<String, String> configs) {
+        return createTopics(List.of(NewTopic.withAssignments(name, assignments, configs)), false).get(name);
+    }
+
+    /** One result per topic name, in request order; {@code validateOnly} checks without creating. */
+    public Map<String, TopicResult> createTopics(Collection<NewTopic> topics, boolean validateOnly) {
+        CreateTopicsRequest.Builder request = CreateTopicsRequest.newBuilder()
+                .setValidateOnly(validateOnly).setTimeoutMs(config.requestTimeoutMs());
+        topics.forEach(t -> request.addTopics(AdminProtos.toProto(t)));
+        CreateTopicsResponse response = callAnyBroker("CreateTopics", AdminServiceStub::createTopics, request.build());
+        return topicResults(topics.stream().map(NewTopic::name).toList(), response.getResultsList());
+    }
+
+    /** One result per name, in request order. */
+    public Map<String, TopicResult> deleteTopics(Collection<String> names) {
+        DeleteTopicsRequest request = DeleteTopicsRequest.newBuilder()
+                .addAllNames(names).setTimeoutMs(config.requestTimeoutMs()).build();
+        DeleteTopicsResponse response = callAnyBroker("DeleteTopics", AdminServiceStub::deleteTopics, request);
+        return topicResults(List.copyOf(names), response.getResultsList());
+    }
+
+    /** Every topic name, sorted. */
+    public List<String> listTopics() {
+        ListTopicsResponse response = callAnyBroker("ListTopics", AdminServiceStub::listTopics,
+                ListTopicsRequest.getDefaultInstance());
+        return List.copyOf(response.getNamesList());
+    }
+
+    /** The named topics ({@code empty}: every topic); a missing name comes back with its error. */
+    public List<TopicDescription> describeTopics(Collection<String> names) {
+        DescribeTopicsResponse response = callAnyBroker("DescribeTopics", AdminServiceStub::describeTopics,
+                DescribeTopicsRequest.newBuilder().addAllNames(names).build());
+        List<TopicDescription> out = new ArrayList<>(response.getTopicsCount());
+        response.getTopicsList().forEach(t -> out.add(AdminProtos.fromProto(t)));
+        return List.copyOf(out);
+    }
+
+    /** Brokers, controller and cluster id, from a Metadata answer of any broker. */
+    public ClusterDescription describeCluster() {
+        long deadline = time.milliseconds() + config.defaultApiTimeoutMs();
+        TidelineClientException last = null;
+        do {
+            for (BrokerAddress address : metadata.candidates()) {
+                String target = "Metadata to " + address;
+                try {
+                    var stub = channels.client(address, config.requestTimeoutMs());
+                    MetadataResponse response = Rpc.await(Rpc.call(target, stub::metadata,
+                            MetadataRequest.getDefaultInstance()), config.requestTimeoutMs() + 1_000L, target);
+                    return AdminProtos.fromProto(response);
+                } catch (TidelineClientException e) {
+                    if (!Rpc.retriable(e)) {
+                        throw e;
+                    }
+                    last = e;
+                }
+            }
+            backOff(deadline);
+        } while (time.milliseconds() < deadline);
+        throw last;
+    }
+
+    /**
+     * Moves each partition's log start offset to the given offset (seed 002: N deletes the records
+     * before N, -1 up to the high watermark), at the partition's leader. Results in request order; a
+     * partition that is unknown gets UNKNOWN_TOPIC_OR_PARTITION at once, one whose leader moves is retried
+     * on the new leader until default.api.timeout.ms.
+     *
+     * @throws TidelineClientException when a leader stayed unreachable until default.api.timeout.ms
+     */
+    public Map<TopicPartition, DeleteRecordsResult> deleteRecords(Map<TopicPartition, Long> beforeOffsets) {
+        Map<TopicPartition, DeleteRecordsResult> results = new LinkedHashMap<>();
+        Map<TopicPartition, Long> pending = new LinkedHashMap<>(beforeOffsets);
+        Set<String> topics = new LinkedHashSet<>();
+        beforeOffsets.keySet().forEach(tp -> topics.add(tp.topic()));
+        long deadline = time.milliseconds() + config.defaultApiTimeoutMs();
+        TidelineClientException transportFailure = null;
+        Map<TopicPartition, Errors> lastErrors = new LinkedHashMap<>();
+        while (true) {
+            try {
+                metadata.refresh(topics);
+                transportFailure = null;
+                Map<BrokerAddress, Map<TopicPartition, Long>> byLeader = routeToLeaders(pending, results, lastErrors);
+                transportFailure = sendDeleteRecords(byLeader, pending, results, lastErrors);
+            } catch (TidelineClientException e) {
+                if (!Rpc.retriable(e)) {
+                    throw e;
+                }
+                transportFailure = e;
+            }
+            if (pending.isEmpty()) {
+                break;
+            }
+            if (time.milliseconds() >= deadline) {
+                if (transportFailure != null) {
+                    throw transportFailure;
+                }
+                pending.keySet().forEach(tp -> {
+                    Errors e = lastErrors.getOrDefault(tp, Errors.LEADER_NOT_AVAILABLE);
+                    results.put(tp, new DeleteRecordsResult(tp, e, AdminProtos.message(e, "") + " (gave up after "
+                            + config.defaultApiTimeoutMs() + " ms)", -1));
+                });
+                break;
+            }
+            backOff(deadline);
+        }
+        Map<TopicPartition, DeleteRecordsResult> ordered = new LinkedHashMap<>();
+        beforeOffsets.keySet().forEach(tp -> ordered.put(tp, results.get(tp)));
+        return ordered;
+    }
+
+    @Override
+    public void close() {
+        channels.close();
+    }
+
+    private Map<BrokerAddress, Map<TopicPartition, Long>> routeToLeaders(Map<TopicPartition, Long> pending,
+                                                                        Map<TopicPartition, DeleteRecordsResult> results,
+                                                                        Map<TopicPartition, Errors> lastErrors) {
+        ClusterSnapshot cluster = metadata.current();
+        Map<BrokerAddress, Map<TopicPartition, Long>> byLeader = new LinkedHashMap<>();
+        for (var it = pending.entrySet().iterator(); it.hasNext(); ) {
+            var e = it.next();
+            TopicPartition tp = e.getKey();
+            TopicInfo topic = cluster.topic(tp.topic()).orElse(null);
+            boolean known = topic != null && topic.error() == Errors.NONE && cluster.partition(tp).isPresent();
+            if (!known) {
+                Errors error = topic == null || topic.error() == Errors.NONE ? Errors.UNKNOWN_TOPIC_OR_PARTITION
+                        : topic.error();
+                results.put(tp, new DeleteRecordsResult(tp, error, AdminProtos.message(error, ""), -1));
+                it.remove();
+                continue;
+            }
+            Leader leader = cluster.leader(tp).orElse(null);
+            if (leader == null) {
+                lastErrors.put(tp, Errors.LEADER_NOT_AVAILABLE);
+                continue;
+            }
+            byLeader.computeIfAbsent(leader.address(), a -> new LinkedHashMap<>()).put(tp, e.getValue());
+        }
+        return byLeader;
+    }
+
+    /** Sends to every leader at once; returns the last retriable transport failure, if any. */
+    private TidelineClientException sendDeleteRecords(Map<BrokerAddress, Map<TopicPartition, Long>> byLeader,
+                                                      Map<TopicPartition, Long> pending,
+                                                      Map<TopicPartition, DeleteRecordsResult> results,
+                                                      Map<TopicPartition, Errors> lastErrors) {
+        Map<BrokerAddress, CompletableFuture<DeleteRecordsResponse>> calls = new LinkedHashMap<>();
+        byLeader.forEach((leader, offsets) -> {
+            DeleteRecordsRequest.Builder request = DeleteRecordsRequest.newBuilder().setTimeoutMs(config.requestTimeoutMs());
+            offsets.forEach((tp, offset) -> request.addPartitions(DeleteRecordsPartition.newBuilder()
+                    .setTopic(tp.topic()).setPartition(tp.partition()).setOffset(offset)));
+            String target = "DeleteRecords to " + leader;
+            try {
+                AdminServiceStub stub = channels.admin(leader, config.requestTimeoutMs() + RPC_SLACK_MS);
+                calls.put(leader, Rpc.call(target, stub::deleteRecords, request.build()));
+            } catch (RuntimeException e) {
+                calls.put(leader, CompletableFuture.failedFuture(Rpc.transportError(target, e)));
+            }
+        });
+        TidelineClientException transportFailure = null;
+        for (Map.Entry<BrokerAddress, CompletableFuture<DeleteRecordsResponse>> call : calls.entrySet()) {
+            String target = "DeleteRecords to " + call.getKey();
+            DeleteRecordsResponse response;
+            try {
+                response = Rpc.await(call.getValue(), config.requestTimeoutMs() + 2 * RPC_SLACK_MS, target);
+            } catch (TidelineClientException e) {
+                if (!Rpc.retriable(e)) {
+                    throw e;
+                }
+                log.debug("{} failed, retrying: {}", target, e.getMessage());
+                transportFailure = e;
+                continue;
+            }
+            for (DeleteRecordsPartitionResult r : response.getPartitionsList()) {
+                TopicPartition tp = new TopicPartition(r.getTopic(), r.getPartition());
+                if (!pending.containsKey(tp)) {
+                    continue;
+                }
+                Errors error = Errors.forCode(r.getErrorCode());
+                if (LEADER_ERRORS.contains(error)) {
+                    lastErrors.put(tp, error);
+                    metadata.requestUpdate();
+                    continue;
+                }
+                pending.remove(tp);
+                results.put(tp, new DeleteRecordsResult(tp, error, AdminProtos.message(error, r.getErrorMessage()),
+                        error == Errors.NONE || error == Errors.REQUEST_TIMED_OUT ? r.getLowWatermark() : -1));
+            }
+        }
+        return transportFailure;
+    }
+
+    private <Q, A> A callAnyBroker(String name, AdminMethod<Q, A> method, Q request) {
+        long deadline = time.milliseconds() + config.defaultApiTimeoutMs();
+        TidelineClientException last = null;
+        do {
+            for (BrokerAddress address : metadata.candidates()) {
+                String target = name + " to " + address;
+                try {
+                    AdminServiceStub stub = channels.admin(address, config.requestTimeoutMs() + RPC_SLACK_MS);
+                    return Rpc.await(Rpc.call(target, (Q q, StreamObserver<A> o) -> method.call(stub, q, o), request),
+                            config.requestTimeoutMs() + 2 * RPC_SLACK_MS, target);
+                } catch (TidelineClientException e) {
+                    if (!Rpc.retriable(e)) {
+                        throw e;
+                    }
+                    log.debug("{} failed, trying the next broker: {}", target, e.getMessage());
+                    last = e;
+                }
+            }
+            backOff(deadline);
+        } while (time.milliseconds() < deadline);
+        throw last;
+    }
+
+    private void backOff(long deadline) {
+        long left = deadline - time.milliseconds();
+        if (left > 0) {
+            time.sleep(Math.max(1, Math.min(config.retryBackoffMs(), left)));
+        }
+    }
+
+    private static Map<String, TopicResult> topicResults(List<String> names,
+                                                         List<io.tideline.proto.admin.TopicResult> answers) {
+        Map<String, TopicResult> byName = new LinkedHashMap<>();
+        answers.forEach(r -> byName.put(r.getName(), AdminProtos.fromProto(r)));
+        Map<String, TopicResult> ordered = new LinkedHashMap<>();
+        for (String name : names) {
+            ordered.put(name, byName.getOrDefault(name, new TopicResult(name, Errors.UNKNOWN_SERVER_ERROR,
+                    "the broker's answer does not mention this topic")));
+        }
+        return ordered;
+    }
+}
