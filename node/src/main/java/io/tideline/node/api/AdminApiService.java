@@ -35,7 +35,6 @@ import io.tideline.proto.metadata.PartitionRecord;
 import io.tideline.proto.metadata.ReplicaAssignment;
 import io.tideline.replication.server.ReplicaManager;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -165,13 +164,14 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
         MetadataImage current = image.get();
         DeleteRecordsResponse.Builder b = DeleteRecordsResponse.newBuilder();
         Map<TopicPartition, Long> targets = new LinkedHashMap<>();
-        Set<TopicPartition> seen = new HashSet<>();
+        Set<TopicPartition> listedTwice = RequestChecks.listedTwice(request.getPartitionsList(),
+                DeleteRecordsPartition::getTopic, DeleteRecordsPartition::getPartition);
         boolean badTimeout = request.getTimeoutMs() < 0 || request.getTimeoutMs() > RequestChecks.MAX_PRODUCE_TIMEOUT_MS;
         for (DeleteRecordsPartition p : request.getPartitionsList()) {
             RequestChecks.Check check = badTimeout
                     ? new RequestChecks.Check(Errors.INVALID_REQUEST, "timeout_ms must be within [0, "
                     + RequestChecks.MAX_PRODUCE_TIMEOUT_MS + "], got " + request.getTimeoutMs())
-                    : RequestChecks.partition(current, p.getTopic(), p.getPartition(), seen);
+                    : RequestChecks.partition(current, p.getTopic(), p.getPartition(), listedTwice);
             if (check.error() == Errors.NONE && p.getOffset() < -1) {
                 check = new RequestChecks.Check(Errors.OFFSET_OUT_OF_RANGE,
                         "offset must be -1 (the high watermark), 0 or positive, got " + p.getOffset());

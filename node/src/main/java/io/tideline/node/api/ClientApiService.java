@@ -26,7 +26,6 @@ import io.tideline.replication.server.ReplicaManager;
 import io.tideline.store.record.MemoryRecords;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -63,18 +62,20 @@ public final class ClientApiService extends ClientServiceGrpc.ClientServiceImplB
     @Override
     public void produce(ProduceRequest request, StreamObserver<ProduceResponse> observer) {
         MetadataImage current = image.get();
-        Map<TopicPartition, ProducePartitionResponse> answered = new LinkedHashMap<>();
+        // A list, not a map: refused entries may repeat a partition or name a negative one.
+        List<ProducePartitionResponse> answered = new ArrayList<>();
         Map<TopicPartition, MemoryRecords> toAppend = new LinkedHashMap<>();
         String requestProblem = RequestChecks.produceRequestProblem(request);
         Errors requestError = request.getAcks() != 0 && request.getAcks() != 1 && request.getAcks() != -1
                 ? Errors.INVALID_REQUIRED_ACKS : Errors.INVALID_REQUEST;
-        Set<TopicPartition> seen = new HashSet<>();
+        Set<TopicPartition> listedTwice = RequestChecks.listedTwice(request.getPartitionsList(),
+                ProducePartition::getTopic, ProducePartition::getPartition);
         for (ProducePartition p : request.getPartitionsList()) {
             TopicPartition tp = new TopicPartition(p.getTopic(), Math.max(0, p.getPartition()));
             String problem = requestProblem;
             Errors error = requestError;
             if (problem == null) {
-                RequestChecks.Check check = RequestChecks.partition(current, p.getTopic(), p.getPartition(), seen);
+                RequestChecks.Check check = RequestChecks.partition(current, p.getTopic(), p.getPartition(), listedTwice);
                 error = check.error();
                 problem = check.message();
             }
@@ -83,18 +84,18 @@ public final class ClientApiService extends ClientServiceGrpc.ClientServiceImplB
                 problem = "no record batches for " + tp;
             }
             if (problem != null) {
-                answered.put(new TopicPartition(p.getTopic(), p.getPartition()), produceError(p, error, problem, current));
+                answered.add(produceError(p, error, problem, current));
                 continue;
             }
             // A private copy: the leader writes offsets, epochs and timestamps into the batches in place.
             toAppend.put(tp, MemoryRecords.readableRecords(ByteBuffer.wrap(p.getRecords().toByteArray())));
         }
         if (toAppend.isEmpty()) {
-            respond(observer, ProduceResponse.newBuilder().addAllPartitions(answered.values()).build());
+            respond(observer, ProduceResponse.newBuilder().addAllPartitions(answered).build());
             return;
         }
         replicaManager.appendRecords(toAppend, request.getAcks(), request.getTimeoutMs()).whenComplete((results, e) -> {
-            ProduceResponse.Builder b = ProduceResponse.newBuilder().addAllPartitions(answered.values());
+            ProduceResponse.Builder b = ProduceResponse.newBuilder().addAllPartitions(answered);
             if (e != null) {
                 log.error("Produce failed", e);
                 toAppend.keySet().forEach(tp -> b.addPartitions(produceError(tp, Errors.UNKNOWN_SERVER_ERROR,
@@ -136,12 +137,13 @@ public final class ClientApiService extends ClientServiceGrpc.ClientServiceImplB
         String requestProblem = RequestChecks.fetchRequestProblem(request);
         List<FetchPartitionResponse> answered = new ArrayList<>();
         List<ConsumerFetch> toRead = new ArrayList<>();
-        Set<TopicPartition> seen = new HashSet<>();
+        Set<TopicPartition> listedTwice = RequestChecks.listedTwice(request.getPartitionsList(),
+                FetchPartition::getTopic, FetchPartition::getPartition);
         for (FetchPartition p : request.getPartitionsList()) {
             String problem = requestProblem;
             Errors error = Errors.INVALID_REQUEST;
             if (problem == null) {
-                RequestChecks.Check check = RequestChecks.partition(current, p.getTopic(), p.getPartition(), seen);
+                RequestChecks.Check check = RequestChecks.partition(current, p.getTopic(), p.getPartition(), listedTwice);
                 error = check.error();
                 problem = check.message();
             }
@@ -203,9 +205,10 @@ public final class ClientApiService extends ClientServiceGrpc.ClientServiceImplB
     public void listOffsets(ListOffsetsRequest request, StreamObserver<ListOffsetsResponse> observer) {
         MetadataImage current = image.get();
         ListOffsetsResponse.Builder b = ListOffsetsResponse.newBuilder();
-        Set<TopicPartition> seen = new HashSet<>();
+        Set<TopicPartition> listedTwice = RequestChecks.listedTwice(request.getPartitionsList(),
+                ListOffsetsPartition::getTopic, ListOffsetsPartition::getPartition);
         for (ListOffsetsPartition p : request.getPartitionsList()) {
-            b.addPartitions(new OffsetLookup(replicaManager, metadata, brokerId).lookup(current, p, seen));
+            b.addPartitions(new OffsetLookup(replicaManager, metadata, brokerId).lookup(current, p, listedTwice));
         }
         respond(observer, b.build());
     }

@@ -30,11 +30,11 @@ final class OffsetLookup {
         this.brokerId = brokerId;
     }
 
-    ListOffsetsPartitionResponse lookup(MetadataImage image, ListOffsetsPartition p, Set<TopicPartition> seen) {
+    ListOffsetsPartitionResponse lookup(MetadataImage image, ListOffsetsPartition p, Set<TopicPartition> listedTwice) {
         ListOffsetsPartitionResponse.Builder b = ListOffsetsPartitionResponse.newBuilder().setTopic(p.getTopic())
                 .setPartition(p.getPartition()).setOffset(-1).setTimestamp(-1)
                 .setCurrentLeader(metadata.leaderHint(image, p.getTopic(), p.getPartition()));
-        RequestChecks.Check check = RequestChecks.partition(image, p.getTopic(), p.getPartition(), seen);
+        RequestChecks.Check check = RequestChecks.partition(image, p.getTopic(), p.getPartition(), listedTwice);
         if (check.error() != Errors.NONE) {
             return b.setErrorCode(check.error().code()).setErrorMessage(check.message()).build();
         }

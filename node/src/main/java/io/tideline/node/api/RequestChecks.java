@@ -6,8 +6,12 @@ import io.tideline.node.metadata.MetadataImage;
 import io.tideline.node.metadata.TopicImage;
 import io.tideline.proto.client.FetchRequest;
 import io.tideline.proto.client.ProduceRequest;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
+import java.util.function.ToIntFunction;
 
 /** The field checks of the client API, before anything is read or written. Stateless. */
 final class RequestChecks {
@@ -51,10 +55,30 @@ final class RequestChecks {
     }
 
     /**
-     * The topic exists, the partition is one of its partitions, and it is not listed twice in the request.
-     * Adds it to {@code seen}.
+     * The partitions a request names more than once. Every mention of such a partition is refused, not just
+     * the second: which of two produces (or of two DeleteRecords offsets) the client meant is unknowable, and
+     * a refused request must leave the log as it was.
      */
-    static Check partition(MetadataImage image, String topic, int partition, Set<TopicPartition> seen) {
+    static <T> Set<TopicPartition> listedTwice(List<T> items, Function<T, String> topic, ToIntFunction<T> partition) {
+        Set<TopicPartition> seen = new HashSet<>();
+        Set<TopicPartition> twice = new HashSet<>();
+        for (T item : items) {
+            // A negative partition is refused as unknown before duplicates are looked at.
+            if (partition.applyAsInt(item) >= 0) {
+                TopicPartition tp = new TopicPartition(topic.apply(item), partition.applyAsInt(item));
+                if (!seen.add(tp)) {
+                    twice.add(tp);
+                }
+            }
+        }
+        return twice;
+    }
+
+    /**
+     * The topic exists, the partition is one of its partitions, and it is not in {@code listedTwice} (see
+     * {@link #listedTwice}).
+     */
+    static Check partition(MetadataImage image, String topic, int partition, Set<TopicPartition> listedTwice) {
         if (topic.isEmpty()) {
             return new Check(Errors.INVALID_TOPIC_EXCEPTION, "the topic name is empty");
         }
@@ -66,7 +90,7 @@ final class RequestChecks {
             return new Check(Errors.UNKNOWN_TOPIC_OR_PARTITION, "topic '" + topic + "' has partitions 0-"
                     + (t.get().partitions().size() - 1) + ", not " + partition);
         }
-        if (!seen.add(new TopicPartition(topic, partition))) {
+        if (listedTwice.contains(new TopicPartition(topic, partition))) {
             return new Check(Errors.INVALID_REQUEST, topic + "-" + partition + " is listed twice in the request");
         }
         return Check.OK;
