@@ -1,10 +1,12 @@
-package io.tideline.node.config;
+package io.tideline.node.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tideline.common.config.ConfigDef;
+import io.tideline.node.config.NodeConfig;
+import io.tideline.node.config.TopicConfigs;
 import io.tideline.store.config.LogConfig;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -27,7 +29,7 @@ class NodeConfigDocsTest {
         assertEquals(NodeConfigDocs.generate(), onDisk,
                 "docs/node-configuration.md is stale; regenerate it from the repository root with: "
                 + "mvn -o -q -pl node package -DskipTests && java -cp \"node/target/classes:$(ls node/target/lib/*.jar "
-                + "| tr '\\n' ':')\" io.tideline.node.config.NodeConfigDocs docs/node-configuration.md");
+                + "| tr '\\n' ':')\" io.tideline.node.server.NodeConfigDocs docs/node-configuration.md");
     }
 
     @Test
