@@ -398,11 +398,24 @@ public final class Partition {
 
     // ---------------------------------------------------------------- ISR
 
-    /** A shrink proposal for followers lagging beyond replica.lag.time.max.ms, with the epoch it was made at. */
-    Optional<IsrProposal> maybeShrinkIsr(long nowMs) {
+    /** An ISR proposal and the leader epoch of the leader state that made it (what AlterPartition must carry). */
+    record EpochProposal(int leaderEpoch, IsrProposal proposal) {
+    }
+
+    /**
+     * A shrink proposal for followers lagging beyond replica.lag.time.max.ms, with the epoch it was made at,
+     * read under the same lock: an epoch read separately could belong to an earlier leadership, the
+     * controller would refuse it as fenced, and the answer, ignored as stale, would leave the proposal
+     * pending in the new leader state for good (no ISR change could be proposed any more).
+     */
+    Optional<EpochProposal> maybeShrinkIsr(long nowMs) {
         lock.lock();
         try {
-            return leaderState == null ? Optional.empty() : leaderState.maybeShrinkIsr(nowMs);
+            if (leaderState == null) {
+                return Optional.empty();
+            }
+            int epoch = leaderState.leaderEpoch();
+            return leaderState.maybeShrinkIsr(nowMs).map(p -> new EpochProposal(epoch, p));
         } finally {
             lock.unlock();
         }
