@@ -49,13 +49,13 @@ final class LeaderFetchHandler {
     CompletableFuture<Map<TopicPartition, FetchResponseData>> fetch(int replicaId, List<FollowerFetch> fetches,
                                                                     int minBytes, int maxBytes, int maxWaitMs) {
         CompletableFuture<Map<TopicPartition, FetchResponseData>> future = new CompletableFuture<>();
-        Round first = read(replicaId, fetches, maxBytes);
+        Round first = read(replicaId, fetches, maxBytes, true);
         if (maxWaitMs <= 0 || first.bytes >= minBytes || first.newsOrError || fetches.isEmpty()) {
             future.complete(first.results);
             return future;
         }
         DelayedReplicaFetch delayed = new DelayedReplicaFetch(maxWaitMs, fetches,
-                parked -> ready(parked, minBytes), () -> read(replicaId, fetches, maxBytes).results, future);
+                parked -> ready(parked, minBytes), () -> read(replicaId, fetches, maxBytes, false).results, future);
         purgatory.tryCompleteElseWatch(delayed, delayed.keys());
         return future;
     }
@@ -64,7 +64,8 @@ final class LeaderFetchHandler {
     private record Round(Map<TopicPartition, FetchResponseData> results, int bytes, boolean newsOrError) {
     }
 
-    private Round read(int replicaId, List<FollowerFetch> fetches, int maxBytes) {
+    /** @param firstRead the fetch just arrived (record the follower's position) rather than being answered late */
+    private Round read(int replicaId, List<FollowerFetch> fetches, int maxBytes, boolean firstRead) {
         Map<TopicPartition, FetchResponseData> results = new LinkedHashMap<>();
         int bytes = 0;
         boolean newsOrError = false;
@@ -81,7 +82,7 @@ final class LeaderFetchHandler {
                     && leaderQuota.isExceeded();
             int remaining = Math.max(0, maxBytes - bytes);
             Partition.FollowerFetchResult result = p.fetchForFollower(replicaId, fetch, remaining, bytes == 0,
-                    throttled, nowMs);
+                    throttled, firstRead, nowMs);
             FetchResponseData data = result.response();
             int size = data.records().sizeInBytes();
             if (size > 0 && p.settings().map(PartitionSettings::leaderThrottled).orElse(false)

@@ -232,10 +232,14 @@ public final class Partition {
     /**
      * Validates a follower's fetch, records its position and reads its records.
      *
-     * @param throttled bytes to this follower are over the leader's throttle: answer without records
+     * @param throttled      bytes to this follower are over the leader's throttle: answer without records
+     * @param recordPosition false when a parked fetch is read again to answer it: its position was recorded
+     *                       when it arrived, and recording it again could move the follower back, since the
+     *                       follower may have fetched further since (its fetcher was replaced and abandoned
+     *                       the parked request), as Kafka updates follower state only on the first read
      */
     FollowerFetchResult fetchForFollower(int replicaId, FollowerFetch fetch, int maxBytes, boolean minOneMessage,
-                                         boolean throttled, long nowMs) {
+                                         boolean throttled, boolean recordPosition, long nowMs) {
         long hw;
         long lso;
         long leo;
@@ -265,8 +269,9 @@ public final class Partition {
                 return new FollowerFetchResult(FetchResponseData.error(Errors.OFFSET_OUT_OF_RANGE, hw, lso, leo), false,
                         Optional.empty(), epoch, false);
             }
-            hwAdvanced = leaderState.onFollowerFetch(replicaId, fetch.fetchOffset(), fetch.logStartOffset(), nowMs);
-            expansion = leaderState.maybeExpandIsr(replicaId);
+            hwAdvanced = recordPosition
+                    && leaderState.onFollowerFetch(replicaId, fetch.fetchOffset(), fetch.logStartOffset(), nowMs);
+            expansion = recordPosition ? leaderState.maybeExpandIsr(replicaId) : Optional.empty();
             hw = localLog.highWatermark();
             // An in-sync follower is never throttled (Kafka's rule): the throttle slows catch-up, not acks.
             if (throttled && leaderState.isr().contains(replicaId)) {
@@ -283,15 +288,15 @@ public final class Partition {
             } catch (TidelineException e) {
                 // The start offset moved (retention) between the check and the read: the follower retries.
                 return new FollowerFetchResult(FetchResponseData.error(e.error(), hw, localLog.logStartOffset(),
-                        localLog.logEndOffset()), hwAdvanced, expansion, epoch, true);
+                        localLog.logEndOffset()), hwAdvanced, expansion, epoch, recordPosition);
             } catch (IOException e) {
                 log.error("Reading {} for replica {} failed", topicPartition, replicaId, e);
                 return new FollowerFetchResult(FetchResponseData.error(Errors.KAFKA_STORAGE_ERROR, hw, lso, leo),
-                        hwAdvanced, expansion, epoch, true);
+                        hwAdvanced, expansion, epoch, recordPosition);
             }
         }
         return new FollowerFetchResult(FetchResponseData.records(records, hw, lso, leo), hwAdvanced, expansion, epoch,
-                true);
+                recordPosition);
     }
 
     /** The fencing checks of a follower fetch; empty when it may proceed. Holds the lock. */
@@ -413,11 +418,24 @@ public final class Partition {
 
     // ---------------------------------------------------------------- ISR
 
-    /** A shrink proposal for followers lagging beyond replica.lag.time.max.ms, with the epoch it was made at. */
-    Optional<IsrProposal> maybeShrinkIsr(long nowMs) {
+    /** An ISR proposal and the leader epoch of the leader state that made it (what AlterPartition must carry). */
+    record EpochProposal(int leaderEpoch, IsrProposal proposal) {
+    }
+
+    /**
+     * A shrink proposal for followers lagging beyond replica.lag.time.max.ms, with the epoch it was made at,
+     * read under the same lock: an epoch read separately could belong to an earlier leadership, the
+     * controller would refuse it as fenced, and the answer, ignored as stale, would leave the proposal
+     * pending in the new leader state for good (no ISR change could be proposed any more).
+     */
+    Optional<EpochProposal> maybeShrinkIsr(long nowMs) {
         lock.lock();
         try {
-            return leaderState == null ? Optional.empty() : leaderState.maybeShrinkIsr(nowMs);
+            if (leaderState == null) {
+                return Optional.empty();
+            }
+            int epoch = leaderState.leaderEpoch();
+            return leaderState.maybeShrinkIsr(nowMs).map(p -> new EpochProposal(epoch, p));
         } finally {
             lock.unlock();
         }

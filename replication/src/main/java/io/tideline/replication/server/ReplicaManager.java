@@ -329,8 +329,7 @@ public final class ReplicaManager implements AutoCloseable {
     public void maybeShrinkIsr() {
         long now = time.milliseconds();
         for (Partition partition : partitions.values()) {
-            int epoch = partition.leaderEpoch();
-            partition.maybeShrinkIsr(now).ifPresent(p -> sendIsrChange(partition, epoch, p));
+            partition.maybeShrinkIsr(now).ifPresent(p -> sendIsrChange(partition, p.leaderEpoch(), p.proposal()));
         }
     }
 

@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 
 /**
@@ -36,6 +37,10 @@ final class TestController implements IsrChannel, AutoCloseable {
     /** Publishes a committed state to a broker: (brokerId, state). */
     private final BiConsumer<Integer, LeaderAndIsr> publisher;
     private volatile boolean refuseAll;
+    private volatile boolean holdAll;
+    /** AlterPartition requests held unanswered while {@link #holdAll}; guarded by itself. */
+    private final List<Runnable> held = new ArrayList<>();
+    private final AtomicInteger alterPartitionRequests = new AtomicInteger();
 
     TestController(BiConsumer<Integer, LeaderAndIsr> publisher) {
         this.publisher = publisher;
@@ -117,6 +122,30 @@ final class TestController implements IsrChannel, AutoCloseable {
         this.refuseAll = refuse;
     }
 
+    /**
+     * Later AlterPartition requests are held unanswered until {@link #releaseIsrChanges()} (a slow
+     * controller): lets a test observe a leader with a change in flight.
+     */
+    void holdIsrChanges() {
+        this.holdAll = true;
+    }
+
+    /** Stops holding and answers the held requests in arrival order. */
+    void releaseIsrChanges() {
+        List<Runnable> answers;
+        synchronized (held) {
+            holdAll = false;
+            answers = List.copyOf(held);
+            held.clear();
+        }
+        answers.forEach(Runnable::run);
+    }
+
+    /** AlterPartition requests received so far, answered or not. */
+    int alterPartitionRequests() {
+        return alterPartitionRequests.get();
+    }
+
     List<String> isrHistory() {
         return call(() -> List.copyOf(isrHistory));
     }
@@ -124,6 +153,24 @@ final class TestController implements IsrChannel, AutoCloseable {
     @Override
     public CompletableFuture<IsrChangeResult> alterPartition(TopicPartition tp, String topicId, int leaderEpoch,
                                                              IsrProposal proposal) {
+        alterPartitionRequests.incrementAndGet();
+        synchronized (held) {
+            if (holdAll) {
+                CompletableFuture<IsrChangeResult> later = new CompletableFuture<>();
+                held.add(() -> answer(tp, leaderEpoch, proposal).whenComplete((r, e) -> {
+                    if (e != null) {
+                        later.completeExceptionally(e);
+                    } else {
+                        later.complete(r);
+                    }
+                }));
+                return later;
+            }
+        }
+        return answer(tp, leaderEpoch, proposal);
+    }
+
+    private CompletableFuture<IsrChangeResult> answer(TopicPartition tp, int leaderEpoch, IsrProposal proposal) {
         return CompletableFuture.supplyAsync(() -> {
             LeaderAndIsr s = states.get(tp);
             if (s == null) {
