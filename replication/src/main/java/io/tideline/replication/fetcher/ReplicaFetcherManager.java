@@ -61,6 +61,11 @@ public final class ReplicaFetcherManager implements AutoCloseable {
             throw new IllegalStateException("The fetcher manager is closed");
         }
         FetcherKey key = new FetcherKey(leaderId, Math.floorMod(tp.hashCode(), config.numReplicaFetchers()));
+        // Same leader: update in place, so a repeated state does not abandon the fetch parked at the leader.
+        if (key.equals(assignment.get(tp))
+                && fetchers.get(key).updatePartition(tp, localLog, leaderEpoch, policy, throttled)) {
+            return;
+        }
         FollowerPartition follower = detach(tp).orElse(null);
         if (follower == null || follower.log() != localLog || follower.policy() != policy) {
             follower = keepFailure(follower, new FollowerPartition(localLog, leaderId, leaderEpoch, policy));

@@ -95,6 +95,34 @@ final class ReplicaFetcherThread extends Thread {
         }
     }
 
+    /**
+     * Metadata repeated or moved the leader epoch on while the leader stays: update in place, keeping the
+     * fetch in flight. False when the partition is not here or its log or policy changed (rebuild it).
+     */
+    boolean updatePartition(TopicPartition tp, Log localLog, int leaderEpoch,
+                            io.tideline.replication.follower.OutOfRangePolicy policy, boolean throttled) {
+        lock.lock();
+        try {
+            PartitionState state = partitions.get(tp);
+            if (state == null || state.follower.log() != localLog || state.follower.policy() != policy) {
+                return false;
+            }
+            if (leaderEpoch > state.follower.leaderEpoch()) {
+                state.follower.updateLeader(leaderId, leaderEpoch);
+                state.pausedUntilNanos = 0;
+            }
+            if (throttled != state.throttled) {
+                PartitionState replaced = new PartitionState(state.follower, throttled);
+                replaced.view = state.view;
+                partitions.put(tp, replaced);
+            }
+            changed.signalAll();
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Removes the partition; returns its follower logic (kept by the caller if it moves to another leader). */
     Optional<FollowerPartition> removePartition(TopicPartition tp) {
         lock.lock();

@@ -31,10 +31,12 @@ final class LeaderFetchHandler {
     private final ReplicationQuota leaderQuota;
     private final Time time;
     private final FetchListener listener;
+    private final java.util.function.IntPredicate eligibleForIsr;
 
     LeaderFetchHandler(Function<TopicPartition, Optional<Partition>> partitions,
                        DelayedOperations<TopicPartition> purgatory, ReplicationQuota leaderQuota, Time time,
-                       FetchListener listener) {
+                       FetchListener listener, java.util.function.IntPredicate eligibleForIsr) {
+        this.eligibleForIsr = eligibleForIsr;
         this.partitions = partitions;
         this.purgatory = purgatory;
         this.leaderQuota = leaderQuota;
@@ -82,7 +84,7 @@ final class LeaderFetchHandler {
                     && leaderQuota.isExceeded();
             int remaining = Math.max(0, maxBytes - bytes);
             Partition.FollowerFetchResult result = p.fetchForFollower(replicaId, fetch, remaining, bytes == 0,
-                    throttled, firstRead, nowMs);
+                    throttled, firstRead, eligibleForIsr.test(replicaId), nowMs);
             FetchResponseData data = result.response();
             int size = data.records().sizeInBytes();
             if (size > 0 && p.settings().map(PartitionSettings::leaderThrottled).orElse(false)

@@ -239,7 +239,8 @@ public final class Partition {
      *                       the parked request), as Kafka updates follower state only on the first read
      */
     FollowerFetchResult fetchForFollower(int replicaId, FollowerFetch fetch, int maxBytes, boolean minOneMessage,
-                                         boolean throttled, boolean recordPosition, long nowMs) {
+                                         boolean throttled, boolean recordPosition, boolean eligibleForIsr,
+                                         long nowMs) {
         long hw;
         long lso;
         long leo;
@@ -271,7 +272,8 @@ public final class Partition {
             }
             hwAdvanced = recordPosition
                     && leaderState.onFollowerFetch(replicaId, fetch.fetchOffset(), fetch.logStartOffset(), nowMs);
-            expansion = recordPosition ? leaderState.maybeExpandIsr(replicaId) : Optional.empty();
+            // A fenced or unknown broker is not proposed (the controller would refuse it: INELIGIBLE_REPLICA).
+            expansion = recordPosition && eligibleForIsr ? leaderState.maybeExpandIsr(replicaId) : Optional.empty();
             hw = localLog.highWatermark();
             // An in-sync follower is never throttled (Kafka's rule): the throttle slows catch-up, not acks.
             if (throttled && leaderState.isr().contains(replicaId)) {

@@ -83,7 +83,7 @@ public final class ReplicaManager implements AutoCloseable {
         this.leaderQuota = new ReplicationQuota(config.leaderThrottledRate(), time);
         this.followerQuota = new ReplicationQuota(config.followerThrottledRate(), time);
         this.fetchHandler = new LeaderFetchHandler(this::partition, new DelayedOperations<>("replica-fetch", scheduler),
-                leaderQuota, time, this::onFollowerFetched);
+                leaderQuota, time, this::onFollowerFetched, this::isLive);
         this.consumerFetchHandler = new ConsumerFetchHandler(this::partition, fetchHandler.purgatory());
         this.fetcherManager = new ReplicaFetcherManager(brokerId, endpoints, config, time, followerQuota,
                 new FetcherListener() {
@@ -206,6 +206,12 @@ public final class ReplicaManager implements AutoCloseable {
         for (TopicPartition tp : partitions.keySet()) {
             deleteRecordsPurgatory.checkAndComplete(tp);
         }
+    }
+
+    /** Whether the controller considers {@code brokerId} alive; every broker is, until told otherwise. */
+    private boolean isLive(int brokerId) {
+        Set<Integer> live = liveBrokers;
+        return live == null || live.contains(brokerId);
     }
 
     // ---------------------------------------------------------------- replica fetch (leader side)

@@ -116,6 +116,31 @@ class IsrShrinkExpandTest {
     }
 
     @Test
+    void aCaughtUpFollowerOnABrokerTheControllerDoesNotConsiderAliveIsNotProposed() throws Exception {
+        start();
+        broker3StopsFetching();
+        c.advance(LAG_TIME_MAX_MS + 1);
+        c.broker(LEADER).replicaManager.maybeShrinkIsr();
+        c.await(() -> leaderIsr().equals(List.of(1, 2)));
+        int requests = c.controller().alterPartitionRequests();
+
+        // Broker 3 is fenced (not live): catching up must not bring it back (KIP-841: INELIGIBLE_REPLICA).
+        c.broker(LEADER).replicaManager.updateLiveBrokers(java.util.Set.of(1, 2));
+        c.broker(3).healLinkTo(LEADER);
+        c.await(() -> c.followerEndAtLeader(LEADER, 3) == c.broker(LEADER).log(TP).logEndOffset());
+        c.produceNow(1, "more");
+        c.await(() -> c.followerEndAtLeader(LEADER, 3) == c.broker(LEADER).log(TP).logEndOffset());
+        assertEquals(requests, c.controller().alterPartitionRequests(), "no expansion proposed for a fenced broker");
+        assertEquals(List.of(1, 2), committedIsr());
+
+        // Unfenced again: its next caught-up fetch is proposed and committed.
+        c.broker(LEADER).replicaManager.updateLiveBrokers(java.util.Set.of(1, 2, 3));
+        c.produceNow(1, "again");
+        c.await(() -> leaderIsr().equals(List.of(1, 2, 3)));
+        assertEquals(List.of(1, 2, 3), committedIsr());
+    }
+
+    @Test
     void aCaughtUpFollowerOfAnIdlePartitionNeverLeaves() throws Exception {
         start();
         // Broker 3 does not even fetch: having everything the leader has is enough (Kafka's rule).
