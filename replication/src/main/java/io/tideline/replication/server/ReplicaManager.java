@@ -253,7 +253,7 @@ public final class ReplicaManager implements AutoCloseable {
         CompletableFuture<Map<TopicPartition, ProduceResult>> future = new CompletableFuture<>();
         if (requiredAcks != 0 && requiredAcks != 1 && requiredAcks != -1) {
             Map<TopicPartition, ProduceResult> invalid = new LinkedHashMap<>();
-            records.keySet().forEach(tp -> invalid.put(tp, ProduceResult.error(Errors.INVALID_REQUEST,
+            records.keySet().forEach(tp -> invalid.put(tp, ProduceResult.error(Errors.INVALID_REQUIRED_ACKS,
                     "acks must be 0, 1 or -1 (all), got " + requiredAcks)));
             future.complete(invalid);
             return future;

@@ -221,7 +221,7 @@ class HighWatermarkAndAcksTest {
         for (int acks : new int[] {2, -2}) {
             CompletableFuture<Map<TopicPartition, ProduceResult>> f = c.produceTo(LEADER, acks, 30_000, "bad");
             assertTrue(f.isDone());
-            assertEquals(Errors.INVALID_REQUEST, f.join().get(TP).error(), "acks=" + acks);
+            assertEquals(Errors.INVALID_REQUIRED_ACKS, f.join().get(TP).error(), "acks=" + acks);
         }
         assertEquals(1, leaderLeo());
     }
