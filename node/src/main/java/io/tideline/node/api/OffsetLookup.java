@@ -45,6 +45,10 @@ final class OffsetLookup {
         }
         TopicPartition tp = new TopicPartition(p.getTopic(), p.getPartition());
         Optional<Partition> partition = replicaManager.partition(tp);
+        if (partition.isEmpty() && replicaManager.isOffline(tp)) {
+            return b.setErrorCode(Errors.KAFKA_STORAGE_ERROR.code())
+                    .setErrorMessage("the log dir of " + tp + " failed on broker " + brokerId).build();
+        }
         if (partition.isEmpty() || !partition.get().isLeader()) {
             return b.setErrorCode(Errors.NOT_LEADER_OR_FOLLOWER.code())
                     .setErrorMessage("broker " + brokerId + " does not lead " + tp).build();

@@ -266,6 +266,23 @@ final class PartitionHandlers {
         return ControllerResult.of(response.build(), records);
     }
 
+    /**
+     * A replica whose log dir failed cannot lead nor stay in sync: it leaves the ISR (unless it is the
+     * last member, which keeps the partition's history of who was in sync) and, if it led, the first
+     * eligible ISR member takes over under a new leader epoch, or the partition goes offline.
+     */
+    private static PartitionRecord withoutReplicaOnFailedDir(MetadataImage image, PartitionRecord p, int brokerId) {
+        List<Integer> isr = new ArrayList<>(p.getIsrList());
+        if (isr.size() > 1) {
+            isr.remove(Integer.valueOf(brokerId));
+        }
+        int leader = p.getLeader();
+        if (leader == brokerId) {
+            leader = LeaderElection.cleanLeader(image, p.getReplicasList(), isr, java.util.Set.of(brokerId));
+        }
+        return PartitionChanges.change(p, isr, leader);
+    }
+
     /** Replicas a broker cannot serve (e.g. halted on OFFSET_OUT_OF_RANGE), or no longer failed. */
     ControllerResult reportFailedReplicas(MetadataImage image, ReportFailedReplicas cmd, long timestampMs) {
         Errors epoch = BrokerHandlers.checkEpoch(image, cmd.getBrokerId(), cmd.getBrokerEpoch());
@@ -284,6 +301,13 @@ final class PartitionHandlers {
             records.add(MetadataRecord.newBuilder().setFailedReplica(FailedReplicaRecord.newBuilder()
                     .setTopicId(f.getTopicId()).setPartition(f.getPartition()).setBrokerId(cmd.getBrokerId())
                     .setReason(f.getReason()).setSinceMs(timestampMs).setCleared(f.getCleared())).build());
+            if (f.getStorageError() && !f.getCleared()) {
+                PartitionRecord offline = withoutReplicaOnFailedDir(image, t.partition(f.getPartition()), cmd.getBrokerId());
+                if (offline != null) {
+                    records.add(PartitionChanges.record(offline, ChangeReason.LOG_DIR_FAILURE, timestampMs,
+                            "broker " + cmd.getBrokerId() + " log dir failed: " + f.getReason()));
+                }
+            }
             response.addResults(item.setErrorCode(Errors.NONE.code()));
         }
         return ControllerResult.of(response.build(), records);

@@ -91,6 +91,7 @@ public final class TidelineNode implements AutoCloseable {
     private MetadataFetcher fetcher;
     private ReplicaManager replicaManager;
     private BrokerLifecycle lifecycle;
+    private LogDirFailureHandler logDirFailures;
     private Server server;
     private JmxExport jmx;
     private MetricsHttpServer metricsServer;
@@ -160,6 +161,9 @@ public final class TidelineNode implements AutoCloseable {
                         topic -> image().topic(topic).map(t -> t.id())),
                 this::leaderEndpoint, metrics);
         replicaManager.startup();
+        logDirFailures = new LogDirFailureHandler(id, logManager, replicaManager, controllerClient,
+                lifecycle::brokerEpoch, this::image);
+        replicaManager.setStorageErrorListener(logDirFailures::onStorageError);
         publisher = new BrokerMetadataPublisher(id, new ReplicaMetadataHandler(id, replicaManager, logManager,
                 new PartitionSettingsResolver(config.replication())));
 
@@ -298,6 +302,11 @@ public final class TidelineNode implements AutoCloseable {
         return Optional.ofNullable(metricsServer).map(MetricsHttpServer::port);
     }
 
+    /** Test hook and operator path alike: what an I/O error on {@code tp}'s log does. */
+    public void reportStorageError(io.tideline.common.TopicPartition tp, RuntimeException error) {
+        logDirFailures.onStorageError(tp, error);
+    }
+
     public Scheduler scheduler() {
         return scheduler;
     }
@@ -337,6 +346,9 @@ public final class TidelineNode implements AutoCloseable {
         }
         if (lifecycle != null) {
             lifecycle.close();
+        }
+        if (logDirFailures != null) {
+            logDirFailures.close();
         }
         if (server != null) {
             server.shutdown();

@@ -35,6 +35,7 @@ public final class NodeTestCluster implements AutoCloseable {
     private final Map<Integer, TidelineNode> nodes = new ConcurrentHashMap<>();
     private final Map<String, Object> overrides;
     private final List<ManagedChannel> channels = new ArrayList<>();
+    private final Map<Integer, Map<String, Object>> nodeOverrides = new ConcurrentHashMap<>();
 
     public NodeTestCluster(Path root, int size, Map<String, ?> overrides) {
         this.root = root;
@@ -43,6 +44,12 @@ public final class NodeTestCluster implements AutoCloseable {
             quorumPorts.put(id, freePort());
             clientPorts.put(id, freePort());
         }
+    }
+
+    /** A setting for one node only (before it starts), e.g. two log.dirs. */
+    public NodeTestCluster withNodeOverride(int id, String key, Object value) {
+        nodeOverrides.computeIfAbsent(id, k -> new HashMap<>()).put(key, value);
+        return this;
     }
 
     /** Starts every node (in parallel) and waits until all serve. */
@@ -80,6 +87,7 @@ public final class NodeTestCluster implements AutoCloseable {
         props.put("metrics.http.host", "127.0.0.1");
         props.put("metrics.http.port", 0);
         props.putAll(overrides);
+        props.putAll(nodeOverrides.getOrDefault(id, Map.of()));
         return ServerConfig.fromMap(props);
     }
 

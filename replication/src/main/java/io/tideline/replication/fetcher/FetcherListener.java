@@ -13,6 +13,10 @@ public interface FetcherListener {
     default void onFailureChanged(TopicPartition tp, Optional<FailureReason> reason) {
     }
 
+    /** Writing a follower's local log failed with an I/O error: its log dir may have failed. */
+    default void onStorageError(TopicPartition tp, RuntimeException error) {
+    }
+
     /** The local log of a follower changed (appended, truncated, start offset moved). */
     default void onLogChanged(TopicPartition tp) {
     }

@@ -311,6 +311,9 @@ final class ReplicaFetcherThread extends Thread {
         } catch (RuntimeException e) {
             log.error("Applying the fetch answer for {} failed; backing off", tp, e);
             state.pausedUntilNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.fetchBackoffMs());
+            if (io.tideline.common.errors.TidelineException.errorOf(e) == Errors.KAFKA_STORAGE_ERROR) {
+                listener.onStorageError(tp, e);
+            }
             return;
         }
         if (state.throttled && outcome.appendedBytes() > 0) {

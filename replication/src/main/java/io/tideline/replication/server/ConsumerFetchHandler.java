@@ -25,11 +25,13 @@ import java.util.function.Function;
 final class ConsumerFetchHandler {
     private final Function<TopicPartition, Optional<Partition>> partitions;
     private final DelayedOperations<TopicPartition> purgatory;
+    private final java.util.function.Predicate<TopicPartition> offline;
 
     ConsumerFetchHandler(Function<TopicPartition, Optional<Partition>> partitions,
-                         DelayedOperations<TopicPartition> purgatory) {
+                         DelayedOperations<TopicPartition> purgatory, java.util.function.Predicate<TopicPartition> offline) {
         this.partitions = partitions;
         this.purgatory = purgatory;
+        this.offline = offline;
     }
 
     CompletableFuture<Map<TopicPartition, ConsumerFetchResult>> fetch(List<ConsumerFetch> fetches, int minBytes,
@@ -111,8 +113,9 @@ final class ConsumerFetchHandler {
         TopicPartition tp = fetch.topicPartition();
         Optional<Partition> found = partitions.apply(tp);
         if (found.isEmpty()) {
-            return ConsumerFetchResult.error(Errors.NOT_LEADER_OR_FOLLOWER, "this broker does not host " + tp, -1, -1,
-                    -1, -1);
+            return offline.test(tp)
+                    ? ConsumerFetchResult.error(Errors.KAFKA_STORAGE_ERROR, "the log dir of " + tp + " failed here", -1, -1, -1, -1)
+                    : ConsumerFetchResult.error(Errors.NOT_LEADER_OR_FOLLOWER, "this broker does not host " + tp, -1, -1, -1, -1);
         }
         Partition partition = found.get();
         Optional<LeaderAndIsr> metadata = partition.metadata();

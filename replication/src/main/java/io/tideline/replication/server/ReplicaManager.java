@@ -65,6 +65,9 @@ public final class ReplicaManager implements AutoCloseable {
     private final ReplicationStats stats = new ReplicationStats();
     private final MetricRegistry metrics;
     private volatile Set<Integer> liveBrokers;
+    /** Partitions whose log dir failed here: answered KAFKA_STORAGE_ERROR until the broker restarts. */
+    private final Set<TopicPartition> offline = ConcurrentHashMap.newKeySet();
+    private volatile StorageErrorListener storageErrorListener = (tp, e) -> { };
     private volatile Scheduler.Cancellable shrinkTask;
 
     public ReplicaManager(int brokerId, ReplicationConfig config, LogManager logManager, Time time, Scheduler scheduler,
@@ -84,12 +87,17 @@ public final class ReplicaManager implements AutoCloseable {
         this.followerQuota = new ReplicationQuota(config.followerThrottledRate(), time);
         this.fetchHandler = new LeaderFetchHandler(this::partition, new DelayedOperations<>("replica-fetch", scheduler),
                 leaderQuota, time, this::onFollowerFetched, this::isLive);
-        this.consumerFetchHandler = new ConsumerFetchHandler(this::partition, fetchHandler.purgatory());
+        this.consumerFetchHandler = new ConsumerFetchHandler(this::partition, fetchHandler.purgatory(), offline::contains);
         this.fetcherManager = new ReplicaFetcherManager(brokerId, endpoints, config, time, followerQuota,
                 new FetcherListener() {
                     @Override
                     public void onFailureChanged(TopicPartition tp, Optional<FailureReason> reason) {
                         failedReplicaReporter.report(tp, reason);
+                    }
+
+                    @Override
+                    public void onStorageError(TopicPartition tp, RuntimeException error) {
+                        reportStorageError(tp, error);
                     }
                 });
         ReplicationMetrics.register(metrics, this);
@@ -142,6 +150,10 @@ public final class ReplicaManager implements AutoCloseable {
      */
     public void applyPartitionState(LeaderAndIsr state, PartitionSettings settings) {
         TopicPartition tp = state.topicPartition();
+        if (offline.contains(tp)) {
+            log.debug("Not applying {} to {}: its log dir failed on this broker", state, tp);
+            return;
+        }
         Partition partition = partitions.computeIfAbsent(tp, k -> {
             Partition created = new Partition(k, brokerId, logManager.getOrCreateLog(k, settings.logOverrides()));
             ReplicationMetrics.registerPartition(metrics, created);
@@ -198,6 +210,34 @@ public final class ReplicaManager implements AutoCloseable {
     }
 
     /**
+     * Where I/O errors on a local log are reported (the node takes the log dir offline). Called on the
+     * thread that saw the error; the listener must hand heavy work elsewhere.
+     */
+    public void setStorageErrorListener(StorageErrorListener listener) {
+        this.storageErrorListener = Objects.requireNonNull(listener, "listener");
+    }
+
+    void reportStorageError(TopicPartition tp, RuntimeException error) {
+        log.error("Storage error on {}: {}", tp, error.getMessage());
+        storageErrorListener.onStorageError(tp, error);
+    }
+
+    /**
+     * The log dir of these partitions failed: they stop here (fetching, leading, waiters answered) and
+     * answer KAFKA_STORAGE_ERROR from now on; metadata no longer brings them back until a restart.
+     */
+    public void markOffline(java.util.Collection<TopicPartition> lost) {
+        for (TopicPartition tp : lost) {
+            offline.add(tp);
+            stopReplica(tp);
+        }
+    }
+
+    public boolean isOffline(TopicPartition tp) {
+        return offline.contains(tp);
+    }
+
+    /**
      * Brokers the controller considers alive (registered, not fenced). DeleteRecords waits only for live
      * followers; null (the default) counts every assigned replica as live.
      */
@@ -229,7 +269,14 @@ public final class ReplicaManager implements AutoCloseable {
     public CompletableFuture<Map<TopicPartition, ConsumerFetchResult>> fetchForConsumer(List<ConsumerFetch> fetches,
                                                                                      int minBytes, int maxBytes,
                                                                                      int maxWaitMs) {
-        return consumerFetchHandler.fetch(fetches, minBytes, maxBytes, maxWaitMs);
+        return consumerFetchHandler.fetch(fetches, minBytes, maxBytes, maxWaitMs).thenApply(results -> {
+            results.forEach((tp, r) -> {
+                if (r.error() == Errors.KAFKA_STORAGE_ERROR && partitions.containsKey(tp)) {
+                    reportStorageError(tp, new io.tideline.common.errors.TidelineException(r.error(), r.message()));
+                }
+            });
+            return results;
+        });
     }
 
     private void onFollowerFetched(Partition partition, Partition.FollowerFetchResult result) {
@@ -265,9 +312,14 @@ public final class ReplicaManager implements AutoCloseable {
             TopicPartition tp = e.getKey();
             Partition partition = partitions.get(tp);
             Partition.AppendResult result = partition == null
-                    ? new Partition.AppendResult(ProduceResult.error(Errors.NOT_LEADER_OR_FOLLOWER,
-                    "broker " + brokerId + " does not host " + tp), -1, false)
+                    ? new Partition.AppendResult(offline.contains(tp)
+                    ? ProduceResult.error(Errors.KAFKA_STORAGE_ERROR, "the log dir of " + tp + " failed on broker " + brokerId)
+                    : ProduceResult.error(Errors.NOT_LEADER_OR_FOLLOWER, "broker " + brokerId + " does not host " + tp), -1, false)
                     : partition.appendAsLeader(e.getValue(), requiredAcks);
+            if (result.result().error() == Errors.KAFKA_STORAGE_ERROR && partition != null) {
+                reportStorageError(tp, new io.tideline.common.errors.TidelineException(Errors.KAFKA_STORAGE_ERROR,
+                        String.valueOf(result.result().message())));
+            }
             if (result.result().error() == Errors.NONE) {
                 anyAppended = true;
                 fetchHandler.purgatory().checkAndComplete(tp);
@@ -300,7 +352,9 @@ public final class ReplicaManager implements AutoCloseable {
             TopicPartition tp = e.getKey();
             Partition partition = partitions.get(tp);
             if (partition == null) {
-                delayed.addAnswered(tp, DeleteRecordsPartitionResult.error(Errors.NOT_LEADER_OR_FOLLOWER,
+                delayed.addAnswered(tp, offline.contains(tp)
+                        ? DeleteRecordsPartitionResult.error(Errors.KAFKA_STORAGE_ERROR, "the log dir of " + tp + " failed")
+                        : DeleteRecordsPartitionResult.error(Errors.NOT_LEADER_OR_FOLLOWER,
                         "broker " + brokerId + " does not host " + tp));
                 continue;
             }

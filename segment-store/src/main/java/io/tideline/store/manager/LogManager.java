@@ -23,6 +23,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
@@ -54,6 +55,8 @@ public final class LogManager implements AutoCloseable {
     private final Map<TopicPartition, LogDirectory> logDirOf = new ConcurrentHashMap<>();
     private final Map<String, Map<String, ?>> topicOverrides = new ConcurrentHashMap<>();
     private final List<LogDirectory> dirs = new ArrayList<>();
+    /** Dirs that failed (I/O error, disk full): their logs are gone from this manager until a restart. */
+    private final Set<Path> offlineDirs = ConcurrentHashMap.newKeySet();
     private final List<Scheduler.Cancellable> tasks = new ArrayList<>();
     private volatile boolean started;
     private volatile boolean closed;
@@ -88,6 +91,8 @@ public final class LogManager implements AutoCloseable {
             throw e;
         }
         LogMetrics.registerStore(metrics, deleter, this::deletedButOpenFiles);
+        metrics.register(LogMetrics.OFFLINE_LOG_DIRECTORY_COUNT,
+                (com.codahale.metrics.Gauge<Integer>) offlineDirs::size);
         long retentionInterval = config.retentionCheckIntervalMs();
         tasks.add(scheduler.schedule("kafka-log-retention", this::cleanupLogs, retentionInterval, retentionInterval));
         if (config.offsetCheckpointIntervalMs() > 0) {
@@ -187,19 +192,77 @@ public final class LogManager implements AutoCloseable {
 
     private LogDirectory leastLoadedDir() {
         Map<LogDirectory, Integer> counts = new HashMap<>();
-        for (LogDirectory d : dirs) {
+        for (LogDirectory d : onlineDirs()) {
             counts.put(d, 0);
         }
-        for (LogDirectory d : logDirOf.values()) {
-            counts.merge(d, 1, Integer::sum);
+        if (counts.isEmpty()) {
+            throw new io.tideline.common.errors.TidelineException(Errors.KAFKA_STORAGE_ERROR,
+                    "Every log dir is offline: " + offlineDirs);
         }
-        LogDirectory best = dirs.get(0);
-        for (LogDirectory d : dirs) {
-            if (counts.get(d) < counts.get(best)) {
+        for (LogDirectory d : logDirOf.values()) {
+            counts.computeIfPresent(d, (k, n) -> n + 1);
+        }
+        LogDirectory best = null;
+        for (LogDirectory d : onlineDirs()) {
+            if (best == null || counts.get(d) < counts.get(best)) {
                 best = d;
             }
         }
         return best;
+    }
+
+    private List<LogDirectory> onlineDirs() {
+        List<LogDirectory> online = new ArrayList<>();
+        for (LogDirectory d : dirs) {
+            if (!offlineDirs.contains(d.path)) {
+                online.add(d);
+            }
+        }
+        return online;
+    }
+
+    /** The log dir holding {@code tp}'s log, if this store has it. */
+    public Optional<Path> logDir(TopicPartition tp) {
+        LogDirectory d = logDirOf.get(tp);
+        return d == null ? Optional.empty() : Optional.of(d.path);
+    }
+
+    /**
+     * A log dir failed (an I/O error surfaced from one of its logs): its logs are dropped without
+     * flushing (their files may be unreadable), no checkpoint or clean-shutdown marker is written there
+     * again, and no new log goes there. The other dirs keep working. Kafka's rule: a failed dir stays
+     * offline until the broker restarts.
+     *
+     * @return the partitions that were in it (empty if it was offline already)
+     */
+    public synchronized List<TopicPartition> markLogDirOffline(Path dir, String reason) {
+        if (!offlineDirs.add(dir)) {
+            return List.of();
+        }
+        List<TopicPartition> lost = new ArrayList<>();
+        for (Map.Entry<TopicPartition, LogDirectory> e : List.copyOf(logDirOf.entrySet())) {
+            if (e.getValue().path.equals(dir)) {
+                lost.add(e.getKey());
+            }
+        }
+        for (TopicPartition tp : lost) {
+            Log l = logs.remove(tp);
+            logDirOf.remove(tp);
+            LogMetrics.remove(metrics, tp);
+            if (l != null) {
+                try {
+                    l.abandon();
+                } catch (RuntimeException e) {
+                    log.warn("Releasing {} on failed dir {} failed: {}", tp, dir, e.toString());
+                }
+            }
+        }
+        log.error("Log dir {} is offline ({}); {} partitions lost here: {}", dir, reason, lost.size(), lost);
+        return lost;
+    }
+
+    public Set<Path> offlineLogDirs() {
+        return Set.copyOf(offlineDirs);
     }
 
     public Optional<Log> getLog(TopicPartition tp) {
@@ -261,13 +324,13 @@ public final class LogManager implements AutoCloseable {
     }
 
     public void checkpointLogStartOffsets() {
-        for (LogDirectory dir : dirs) {
+        for (LogDirectory dir : onlineDirs()) {
             writeCheckpoint(dir, dir.logStartOffsets, Log::logStartOffset);
         }
     }
 
     public void checkpointRecoveryPointsAndHighWatermarks() {
-        for (LogDirectory dir : dirs) {
+        for (LogDirectory dir : onlineDirs()) {
             writeCheckpoint(dir, dir.recoveryPoints, Log::recoveryPoint);
             writeCheckpoint(dir, dir.highWatermarks, Log::highWatermark);
         }
@@ -333,7 +396,7 @@ public final class LogManager implements AutoCloseable {
         }
         checkpointAll();
         deleter.unlinkAllNow();
-        for (LogDirectory dir : dirs) {
+        for (LogDirectory dir : onlineDirs()) {
             try {
                 if (allClosed) {
                     dir.writeCleanShutdownMarker();

@@ -22,6 +22,7 @@ public final class LogMetrics {
     public static final String PENDING_DELETION_BYTES = "kafka.log:type=LogManager,name=PendingDeletionBytes";
     public static final String DELETED_OPEN_FILES = "kafka.log:type=LogManager,name=DeletedOpenFiles";
     public static final String DELETED_OPEN_BYTES = "kafka.log:type=LogManager,name=DeletedOpenBytes";
+    public static final String OFFLINE_LOG_DIRECTORY_COUNT = "kafka.log:type=LogManager,name=OfflineLogDirectoryCount";
 
     private LogMetrics() {
     }
@@ -50,7 +51,8 @@ public final class LogMetrics {
     }
 
     static void removeStore(MetricRegistry registry) {
-        for (String name : List.of(PENDING_DELETION_SEGMENTS, PENDING_DELETION_BYTES, DELETED_OPEN_FILES, DELETED_OPEN_BYTES)) {
+        for (String name : List.of(PENDING_DELETION_SEGMENTS, PENDING_DELETION_BYTES, DELETED_OPEN_FILES, DELETED_OPEN_BYTES,
+                OFFLINE_LOG_DIRECTORY_COUNT)) {
             registry.remove(name);
         }
     }
