@@ -28,6 +28,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One broker of the in-JVM replication cluster: a LogManager over its own directory, a ReplicaManager,
@@ -44,6 +45,7 @@ final class TestBroker implements AutoCloseable {
     private final Server server;
     private final Map<Integer, ManagedChannel> channels = new ConcurrentHashMap<>();
     private final Set<Integer> cutLinks = ConcurrentHashMap.newKeySet();
+    private final Map<Integer, AtomicLong> refusedFetches = new ConcurrentHashMap<>();
 
     TestBroker(int id, String clusterTag, Path dir, Map<String, ?> storeProps, Map<String, ?> replicationProps,
                Time time, Scheduler scheduler, IsrChannel controller) throws IOException {
@@ -70,6 +72,7 @@ final class TestBroker implements AutoCloseable {
         GrpcLeaderEndpoint grpc = new GrpcLeaderEndpoint(channel, 1L);
         return Optional.of((replicaId, partitions, minBytes, maxBytes, maxWaitMs) -> {
             if (cutLinks.contains(leaderId)) {
+                refusedFetches.computeIfAbsent(leaderId, l -> new AtomicLong()).incrementAndGet();
                 return CompletableFuture.failedFuture(new IOException("link " + id + " -> " + leaderId + " is cut"));
             }
             return grpc.fetch(replicaId, partitions, minBytes, maxBytes, maxWaitMs);
@@ -82,6 +85,15 @@ final class TestBroker implements AutoCloseable {
 
     void healLinkTo(int leaderId) {
         cutLinks.remove(leaderId);
+    }
+
+    /**
+     * Fetches to {@code leaderId} the cut link refused so far. A fetcher has one fetch in flight, so a
+     * refusal seen after {@link #cutLinkTo} means no fetch sent before the cut is still parked at the leader.
+     */
+    long refusedFetches(int leaderId) {
+        AtomicLong count = refusedFetches.get(leaderId);
+        return count == null ? 0 : count.get();
     }
 
     Log log(TopicPartition tp) {
