@@ -82,6 +82,16 @@ class ReplicationQuotaTest {
     }
 
     @Test
+    void timeBeforeARateChangeRepaysDebtAtTheOldRate() {
+        ReplicationQuota quota = new ReplicationQuota(1000, time);
+        quota.record(1000);
+        time.advance(500);
+        quota.setRate(2000);
+        // 500 bytes were repaid at 1000 B/s; the other 500 take 250 ms at 2000 B/s.
+        assertEquals(250, quota.throttleTimeMs());
+    }
+
+    @Test
     void loweringTheRateShrinksTheSavedTokens() {
         ReplicationQuota quota = new ReplicationQuota(10_000, time);
         time.advance(10_000);
