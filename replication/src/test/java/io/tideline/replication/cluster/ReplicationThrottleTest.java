@@ -34,6 +34,7 @@ class ReplicationThrottleTest {
     /** 256 batches of 16 records of 1,000 bytes: about 4.1 MB to catch up. */
     private static final int BATCHES = 256;
     private static final int WARM_UP_BATCHES = 16;
+    private static final int FETCH_MAX_BYTES = 64 * 1024;
     private static final int RECORDS_PER_BATCH = 16;
     private static final int VALUE_BYTES = 1000;
 
@@ -56,7 +57,7 @@ class ReplicationThrottleTest {
 
     /** Bytes per second the follower (broker 2) appended from the heal of its link until it caught up. */
     private double catchUpRate(String rateKey, PartitionSettings settings, boolean leaderSide) throws Exception {
-        Map<String, Object> replication = Map.of(rateKey, RATE, "replica.fetch.max.bytes", 64 * 1024,
+        Map<String, Object> replication = Map.of(rateKey, RATE, "replica.fetch.max.bytes", FETCH_MAX_BYTES,
                 "replica.fetch.backoff.ms", 20, "replica.lag.time.max.ms", 500, "replica.fetch.wait.max.ms", 500);
         try (ThreadPoolScheduler scheduler = new ThreadPoolScheduler("throttle-test", 2);
              ReplicationTestCluster cluster = new ReplicationTestCluster(2, dir, Time.SYSTEM, scheduler, Map.of(),
@@ -77,6 +78,7 @@ class ReplicationThrottleTest {
             long recordedBefore = quota.totalRecorded();
             long sizeBefore = follower.log(TP).size();
 
+            long fetchesBefore = follower.sentFetches(1);
             long start = System.nanoTime();
             follower.healLinkTo(1);
             Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5))
@@ -87,6 +89,10 @@ class ReplicationThrottleTest {
             assertTrue(bytes > 3_500_000, "caught up " + bytes + " bytes");
             // The throttle counted what it let through, all of it: the follower was out of sync throughout.
             assertEquals(bytes, quota.totalRecorded() - recordedBefore);
+            // While the throttle holds bytes back the follower waits; it does not spin on empty answers
+            // (about two fetches per replica.fetch.max.bytes of data at most).
+            long fetches = follower.sentFetches(1) - fetchesBefore;
+            assertTrue(fetches <= 4 * bytes / FETCH_MAX_BYTES + 50, fetches + " fetches for " + bytes + " bytes");
             return bytes / (elapsedNs / 1e9);
         }
     }

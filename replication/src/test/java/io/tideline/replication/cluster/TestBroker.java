@@ -46,6 +46,7 @@ final class TestBroker implements AutoCloseable {
     private final Map<Integer, ManagedChannel> channels = new ConcurrentHashMap<>();
     private final Set<Integer> cutLinks = ConcurrentHashMap.newKeySet();
     private final Map<Integer, AtomicLong> refusedFetches = new ConcurrentHashMap<>();
+    private final Map<Integer, AtomicLong> sentFetches = new ConcurrentHashMap<>();
 
     TestBroker(int id, String clusterTag, Path dir, Map<String, ?> storeProps, Map<String, ?> replicationProps,
                Time time, Scheduler scheduler, IsrChannel controller) throws IOException {
@@ -75,6 +76,7 @@ final class TestBroker implements AutoCloseable {
                 refusedFetches.computeIfAbsent(leaderId, l -> new AtomicLong()).incrementAndGet();
                 return CompletableFuture.failedFuture(new IOException("link " + id + " -> " + leaderId + " is cut"));
             }
+            sentFetches.computeIfAbsent(leaderId, l -> new AtomicLong()).incrementAndGet();
             return grpc.fetch(replicaId, partitions, minBytes, maxBytes, maxWaitMs);
         });
     }
@@ -93,6 +95,12 @@ final class TestBroker implements AutoCloseable {
      */
     long refusedFetches(int leaderId) {
         AtomicLong count = refusedFetches.get(leaderId);
+        return count == null ? 0 : count.get();
+    }
+
+    /** Fetches sent to {@code leaderId} over a healthy link so far. */
+    long sentFetches(int leaderId) {
+        AtomicLong count = sentFetches.get(leaderId);
         return count == null ? 0 : count.get();
     }
 
