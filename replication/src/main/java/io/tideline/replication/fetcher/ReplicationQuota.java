@@ -24,18 +24,22 @@ public final class ReplicationQuota {
 
     public ReplicationQuota(long bytesPerSecond, Time time) {
         this.time = Objects.requireNonNull(time, "time");
-        setRate(bytesPerSecond);
         this.lastRefillNanos = time.nanoseconds();
+        setRate(bytesPerSecond);
     }
 
     public static ReplicationQuota unlimited(Time time) {
         return new ReplicationQuota(UNLIMITED, time);
     }
 
-    /** Changes the rate (dynamic config); the current debt is kept. */
+    /** Changes the rate (dynamic config) from now on; the current debt is kept. */
     public synchronized void setRate(long newBytesPerSecond) {
         if (newBytesPerSecond <= 0) {
             throw new IllegalArgumentException("A replication throttle must be positive: " + newBytesPerSecond);
+        }
+        if (bytesPerSecond > 0 && !isUnlimited()) {
+            // Time since the last refill ran at the old rate: settle it before the rate changes.
+            refill();
         }
         this.bytesPerSecond = newBytesPerSecond;
         this.tokens = Math.min(tokens, capacity());

@@ -52,31 +52,45 @@ final class LeaderFetchHandler {
                                                                     int minBytes, int maxBytes, int maxWaitMs) {
         CompletableFuture<Map<TopicPartition, FetchResponseData>> future = new CompletableFuture<>();
         Round first = read(replicaId, fetches, maxBytes, true);
-        if (maxWaitMs <= 0 || first.bytes >= minBytes || first.newsOrError || fetches.isEmpty()) {
+        if (maxWaitMs <= 0 || first.bytes >= minBytes || first.error || first.news || fetches.isEmpty()) {
             future.complete(first.results);
             return future;
         }
-        DelayedReplicaFetch delayed = new DelayedReplicaFetch(maxWaitMs, fetches,
-                parked -> ready(parked, minBytes), () -> read(replicaId, fetches, maxBytes, false).results, future);
+        // Bytes held back by the leader throttle: read again once the quota has room, not at the end of
+        // the long poll (that would slow the catch-up below the configured rate).
+        long waitMs = first.withheld ? Math.min(maxWaitMs, Math.max(1, leaderQuota.throttleTimeMs())) : maxWaitMs;
+        DelayedReplicaFetch delayed = new DelayedReplicaFetch(waitMs, fetches,
+                parked -> ready(replicaId, parked, minBytes), () -> read(replicaId, fetches, maxBytes, false).results, future);
         purgatory.tryCompleteElseWatch(delayed, delayed.keys());
         return future;
     }
 
-    /** One pass over the partitions of a fetch. */
-    private record Round(Map<TopicPartition, FetchResponseData> results, int bytes, boolean newsOrError) {
+    /**
+     * One pass over the partitions of a fetch.
+     *
+     * @param error    a partition answered with an error or a diverging epoch
+     * @param news     a partition's high watermark or log start offset is ahead of the follower's; not
+     *                 counted for a partition whose bytes the throttle held back, since a catching-up
+     *                 follower's high watermark always lags and it would spin on empty answers
+     * @param withheld the leader throttle held back bytes a partition had for the follower
+     */
+    private record Round(Map<TopicPartition, FetchResponseData> results, int bytes, boolean error, boolean news,
+                         boolean withheld) {
     }
 
     /** @param firstRead the fetch just arrived (record the follower's position) rather than being answered late */
     private Round read(int replicaId, List<FollowerFetch> fetches, int maxBytes, boolean firstRead) {
         Map<TopicPartition, FetchResponseData> results = new LinkedHashMap<>();
         int bytes = 0;
-        boolean newsOrError = false;
+        boolean error = false;
+        boolean news = false;
+        boolean withheld = false;
         long nowMs = time.milliseconds();
         for (FollowerFetch fetch : fetches) {
             Optional<Partition> partition = partitions.apply(fetch.topicPartition());
             if (partition.isEmpty()) {
                 results.put(fetch.topicPartition(), FetchResponseData.error(Errors.NOT_LEADER_OR_FOLLOWER, -1, -1, -1));
-                newsOrError = true;
+                error = true;
                 continue;
             }
             Partition p = partition.get();
@@ -93,40 +107,47 @@ final class LeaderFetchHandler {
             }
             bytes += size;
             results.put(fetch.topicPartition(), data);
-            if (data.error() != Errors.NONE || data.divergingEpoch().isPresent()
-                    || data.leaderHighWatermark() > fetch.highWatermark()
-                    || data.leaderLogStartOffset() > fetch.logStartOffset()) {
-                newsOrError = true;
+            boolean partitionWithheld = false;
+            if (data.error() != Errors.NONE || data.divergingEpoch().isPresent()) {
+                error = true;
+            } else if (throttled && size == 0 && fetch.fetchOffset() < data.leaderLogEndOffset()
+                    && !p.isr().contains(replicaId)) {
+                partitionWithheld = true;
+                withheld = true;
+            }
+            if (!partitionWithheld && (data.leaderHighWatermark() > fetch.highWatermark()
+                    || data.leaderLogStartOffset() > fetch.logStartOffset())) {
+                news = true;
             }
             if (result.followerStateChanged()) {
                 listener.onFollowerFetched(p, result);
             }
         }
-        return new Round(results, bytes, newsOrError);
+        return new Round(results, bytes, error, news, withheld);
     }
 
     /** Whether a parked fetch has min.bytes to read or news; reads only sizes, copies nothing. */
-    private boolean ready(List<FollowerFetch> fetches, int minBytes) {
+    private boolean ready(int replicaId, List<FollowerFetch> fetches, int minBytes) {
         long bytes = 0;
         for (FollowerFetch fetch : fetches) {
             Optional<Partition> partition = partitions.apply(fetch.topicPartition());
             if (partition.isEmpty() || partition.get().leaderEpoch() != fetch.currentLeaderEpoch()) {
                 return true;
             }
-            Log log = partition.get().log();
-            if (log.highWatermark() > fetch.highWatermark() || log.logStartOffset() > fetch.logStartOffset()) {
+            Partition p = partition.get();
+            Log log = p.log();
+            // As in read(): bytes the throttle holds back, and the news of their partition, do not count.
+            boolean withheld = p.settings().map(PartitionSettings::leaderThrottled).orElse(false)
+                    && leaderQuota.isExceeded() && !p.isr().contains(replicaId);
+            if (!withheld && (log.highWatermark() > fetch.highWatermark() || log.logStartOffset() > fetch.logStartOffset())) {
                 return true;
             }
             long end = log.logEndOffset();
             if (end < fetch.fetchOffset() || log.logStartOffset() > fetch.fetchOffset()) {
                 return true;
             }
-            if (end > fetch.fetchOffset()) {
-                boolean throttled = partition.get().settings().map(PartitionSettings::leaderThrottled).orElse(false)
-                        && leaderQuota.isExceeded();
-                if (!throttled) {
-                    bytes += availableBytes(log, fetch, end);
-                }
+            if (end > fetch.fetchOffset() && !withheld) {
+                bytes += availableBytes(log, fetch, end);
             }
             if (bytes >= minBytes) {
                 return true;

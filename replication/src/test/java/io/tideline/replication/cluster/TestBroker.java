@@ -29,6 +29,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One broker of the in-JVM replication cluster: a LogManager over its own directory, a ReplicaManager,
@@ -47,6 +48,8 @@ final class TestBroker implements AutoCloseable {
     private final Set<Integer> cutLinks = ConcurrentHashMap.newKeySet();
     /** Fetches sent to each leader and not answered yet: a cut drops them too. */
     private final Map<Integer, Set<CompletableFuture<?>>> inFlight = new ConcurrentHashMap<>();
+    private final Map<Integer, AtomicLong> refusedFetches = new ConcurrentHashMap<>();
+    private final Map<Integer, AtomicLong> sentFetches = new ConcurrentHashMap<>();
 
     TestBroker(int id, String clusterTag, Path dir, Map<String, ?> storeProps, Map<String, ?> replicationProps,
                Time time, Scheduler scheduler, IsrChannel controller) throws IOException {
@@ -73,8 +76,10 @@ final class TestBroker implements AutoCloseable {
         GrpcLeaderEndpoint grpc = new GrpcLeaderEndpoint(channel, 1L);
         return Optional.of((replicaId, partitions, minBytes, maxBytes, maxWaitMs) -> {
             if (cutLinks.contains(leaderId)) {
+                refusedFetches.computeIfAbsent(leaderId, l -> new AtomicLong()).incrementAndGet();
                 return CompletableFuture.failedFuture(linkCut(leaderId));
             }
+            sentFetches.computeIfAbsent(leaderId, l -> new AtomicLong()).incrementAndGet();
             CompletableFuture<Map<TopicPartition, FetchResponseData>> answer = new CompletableFuture<>();
             Set<CompletableFuture<?>> pending = inFlight.computeIfAbsent(leaderId, l -> ConcurrentHashMap.newKeySet());
             pending.add(answer);
@@ -111,6 +116,21 @@ final class TestBroker implements AutoCloseable {
 
     void healLinkTo(int leaderId) {
         cutLinks.remove(leaderId);
+    }
+
+    /**
+     * Fetches to {@code leaderId} the cut link refused so far. A fetcher has one fetch in flight, so a
+     * refusal seen after {@link #cutLinkTo} means no fetch sent before the cut is still parked at the leader.
+     */
+    long refusedFetches(int leaderId) {
+        AtomicLong count = refusedFetches.get(leaderId);
+        return count == null ? 0 : count.get();
+    }
+
+    /** Fetches sent to {@code leaderId} over a healthy link so far. */
+    long sentFetches(int leaderId) {
+        AtomicLong count = sentFetches.get(leaderId);
+        return count == null ? 0 : count.get();
     }
 
     Log log(TopicPartition tp) {
