@@ -22,6 +22,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DIR="${TIDELINE_CLUSTER_DIR:-$ROOT/data/cluster}"
 CLIENT_PORT_BASE="${TIDELINE_CLIENT_PORT_BASE:-9091}"
 QUORUM_PORT_BASE="${TIDELINE_QUORUM_PORT_BASE:-9191}"
+METRICS_PORT_BASE="${TIDELINE_METRICS_PORT_BASE:-9291}"
 START_TIMEOUT_S="${TIDELINE_START_TIMEOUT_S:-120}"
 STOP_TIMEOUT_S="${TIDELINE_STOP_TIMEOUT_S:-60}"
 # Below STOP_TIMEOUT_S: the last nodes of a cluster going down have no quorum left to confirm their
@@ -35,6 +36,7 @@ usage() {
 
 client_port() { echo $((CLIENT_PORT_BASE + $1)); }
 quorum_port() { echo $((QUORUM_PORT_BASE + $1)); }
+metrics_port() { echo $((METRICS_PORT_BASE + $1)); }
 
 # Node ids of the cluster in $DIR (from its generated configs), ascending.
 node_ids() {
@@ -81,6 +83,9 @@ advertised.listeners=PLAINTEXT://127.0.0.1:$(client_port "$i")
 log.dirs=$DIR/node-$i/logs
 metadata.log.dir=$DIR/node-$i/metadata
 controlled.shutdown.timeout.ms=$CONTROLLED_SHUTDOWN_TIMEOUT_MS
+# Prometheus text at http://127.0.0.1:<port>/metrics, and /health.
+metrics.http.host=127.0.0.1
+metrics.http.port=$(metrics_port "$i")
 # Faster than Kafka's 2 s so that a local cluster is unfenced within a second of registering.
 broker.heartbeat.interval.ms=500
 EOF
@@ -94,7 +99,7 @@ start_node() {
     # a caller reading our output is not held open by the nodes.
     nohup "$ROOT/scripts/tideline" server --config "$DIR/node-$i.properties" < /dev/null > "$log" 2>&1 &
     echo $! > "$DIR/node-$i.pid"
-    echo "node $i: started (pid $!, clients 127.0.0.1:$(client_port "$i"), quorum 127.0.0.1:$(quorum_port "$i"), log $log)"
+    echo "node $i: started (pid $!, clients 127.0.0.1:$(client_port "$i"), quorum 127.0.0.1:$(quorum_port "$i"), metrics http://127.0.0.1:$(metrics_port "$i")/metrics, log $log)"
 }
 
 # "is serving" is logged only once the controller has unfenced the broker, so it proves the node takes

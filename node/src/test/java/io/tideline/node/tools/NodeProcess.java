@@ -64,7 +64,9 @@ final class NodeProcess implements AutoCloseable {
                     "metadata.log.dir", dir.resolve("metadata").toString(),
                     "broker.heartbeat.interval.ms", "200",
                     "broker.session.timeout.ms", "3000",
-                    "controlled.shutdown.timeout.ms", "5000"));
+                    "controlled.shutdown.timeout.ms", "5000",
+                    "metrics.http.host", "127.0.0.1"));
+            p.put("metrics.http.port", "0");
             Path file = dir.resolve("node.properties");
             try (var w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
                 p.store(w, "lifecycle test node");
