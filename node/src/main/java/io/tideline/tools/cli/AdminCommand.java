@@ -1,0 +1,101 @@
+package io.tideline.tools.cli;
+
+import io.tideline.client.ChannelFactory;
+import io.tideline.client.TidelineAdmin;
+import io.tideline.common.time.Time;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
+
+/**
+ * {@code tideline admin}: topics and DeleteRecords through the admin client, in the manner of Kafka's
+ * {@code kafka-topics.sh} and {@code kafka-delete-records.sh}.
+ *
+ * <pre>
+ * tideline admin --bootstrap-server 127.0.0.1:9092 topics --create --topic orders --partitions 3 --replication-factor 3 [--config k=v ...]
+ * tideline admin --bootstrap-server 127.0.0.1:9092 topics --describe [--topic orders] [--under-replicated-partitions]
+ * tideline admin --bootstrap-server 127.0.0.1:9092 topics --list
+ * tideline admin --bootstrap-server 127.0.0.1:9092 delete-records --offset-json-file offsets.json
+ * </pre>
+ *
+ * The options of this command ({@code --bootstrap-server}, {@code --command-config}, {@code --output})
+ * may also follow the subcommand. Uses only the client library ({@code io.tideline.client}), never
+ * server classes. Exit codes are {@link Cli}'s.
+ */
+@Command(name = "admin", sortOptions = false, mixinStandardHelpOptions = false,
+        description = "Create, describe and list topics; delete records below an offset (DeleteRecords).")
+public final class AdminCommand implements Callable<Integer> {
+
+    /** Text for people, json (one document on one line) for scripts; shapes in docs/cli.md. */
+    public enum OutputFormat { text, json }
+
+    @Option(names = "--bootstrap-server", paramLabel = "HOST:PORT[,HOST:PORT...]", scope = ScopeType.INHERIT,
+            description = "Brokers to reach the cluster through (any one that answers is enough).")
+    String bootstrapServer;
+
+    @Option(names = "--command-config", paramLabel = "FILE", scope = ScopeType.INHERIT,
+            description = "A properties file of admin client settings (request.timeout.ms, default.api.timeout.ms, "
+                    + "...); default.api.timeout.ms defaults to " + ClientSettings.TOOL_DEFAULT_API_TIMEOUT_MS
+                    + " here.")
+    Path commandConfig;
+
+    @Option(names = "--output", paramLabel = "text|json", defaultValue = "text", scope = ScopeType.INHERIT,
+            description = "text (default) or json.")
+    OutputFormat output;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, scope = ScopeType.INHERIT, description = "Show this help.")
+    boolean help;
+
+    final CliIo io;
+    final Time time;
+
+    AdminCommand(CliIo io, Time time) {
+        this.io = io;
+        this.time = time;
+    }
+
+    public static void main(String[] args) {
+        Cli.useToolLogging();
+        System.exit(run(args, CliIo.system()));
+    }
+
+    /** Runs as {@code main} would, on the given streams; returns the exit code. */
+    public static int run(String[] args, CliIo io) {
+        return run(args, io, Time.SYSTEM);
+    }
+
+    static int run(String[] args, CliIo io, Time time) {
+        AdminCommand admin = new AdminCommand(io, time);
+        CommandLine cmd = new CommandLine(admin)
+                .addSubcommand(new TopicsCommand(admin))
+                .addSubcommand(new DeleteRecordsCommand(admin));
+        cmd.setCaseInsensitiveEnumValuesAllowed(true);
+        return Cli.execute("admin", cmd, io, args);
+    }
+
+    @Override
+    public Integer call() {
+        throw CliException.usage("name a command: topics or delete-records (see --help)");
+    }
+
+    boolean json() {
+        return output == OutputFormat.json;
+    }
+
+    /** The admin client's settings from the options given (checked: a bad key or value is a usage error). */
+    Map<String, Object> settings() {
+        if (bootstrapServer == null || bootstrapServer.isBlank()) {
+            throw CliException.usage("missing required option --bootstrap-server");
+        }
+        return ClientSettings.admin(bootstrapServer, commandConfig);
+    }
+
+    /** An admin client for the options given; the caller closes it. */
+    TidelineAdmin client() {
+        return new TidelineAdmin(settings(), time, ChannelFactory.plaintext());
+    }
+}

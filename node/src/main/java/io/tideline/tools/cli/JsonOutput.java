@@ -1,0 +1,81 @@
+package io.tideline.tools.cli;
+
+import com.google.gson.Gson;
+import com.google.gson.GsonBuilder;
+import io.tideline.client.DeleteRecordsResult;
+import io.tideline.client.TopicDescription;
+import io.tideline.client.TopicDescription.PartitionDescription;
+import io.tideline.client.TopicResult;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The {@code --output json} shapes of the admin commands: one JSON document on one line of stdout.
+ * The records below are the schema; fields keep their names and order, new fields may be added at the
+ * end, none is removed or renamed. {@code error} is an error name of {@code io.tideline.common.errors.Errors}
+ * ({@code "NONE"} on success) and {@code message} is empty on success. docs/cli.md shows each shape.
+ */
+final class JsonOutput {
+    /** Nulls are written (a stable set of fields), HTML characters are not escaped (topic names, messages). */
+    private static final Gson GSON = new GsonBuilder().serializeNulls().disableHtmlEscaping().create();
+
+    private JsonOutput() {
+    }
+
+    static String write(Object document) {
+        return GSON.toJson(document);
+    }
+
+    /** {@code topics --list}. */
+    record TopicList(List<String> topics) {
+    }
+
+    /** {@code topics --create}. */
+    record Created(String name, String error, String message) {
+        static Created of(TopicResult r) {
+            return new Created(r.name(), r.error().name(), r.message() == null ? "" : r.message());
+        }
+    }
+
+    /** {@code topics --describe}. */
+    record Described(List<Topic> topics) {
+    }
+
+    record Topic(String name, String topicId, String error, String message, int partitionCount,
+                 int replicationFactor, Map<String, String> configs, List<Partition> partitions) {
+        static Topic of(TopicDescription t, List<PartitionDescription> shown) {
+            return new Topic(t.name(), t.topicId(), t.error().name(), t.message() == null ? "" : t.message(),
+                    t.partitions().size(), TopicsOutput.replicationFactor(t), new TreeMap<>(t.configs()),
+                    shown.stream().map(Partition::of).toList());
+        }
+    }
+
+    /** {@code leader} is -1 when the partition has none (offline). */
+    record Partition(int partition, int leader, int leaderEpoch, List<Integer> replicas, List<Integer> isr,
+                     List<Integer> offlineReplicas, List<FailedReplica> failedReplicas, boolean underReplicated,
+                     String error) {
+        static Partition of(PartitionDescription p) {
+            return new Partition(p.partition(), p.leader(), p.leaderEpoch(), p.replicas(), p.isr(),
+                    p.offlineReplicas(), p.failedReplicas().stream()
+                    .map(f -> new FailedReplica(f.brokerId(), f.reason(), f.sinceMs())).toList(),
+                    p.isUnderReplicated(), p.error().name());
+        }
+    }
+
+    record FailedReplica(int brokerId, String reason, long sinceMs) {
+    }
+
+    /** {@code delete-records}: one entry per partition of the offset file, in file order. */
+    record DeletedRecords(List<DeletedPartition> partitions) {
+    }
+
+    /** {@code lowWatermark} is -1 on error (or the watermark reached so far with REQUEST_TIMED_OUT). */
+    record DeletedPartition(String topic, int partition, long offset, long lowWatermark, String error,
+                            String message) {
+        static DeletedPartition of(DeleteRecordsResult r, long requested) {
+            return new DeletedPartition(r.partition().topic(), r.partition().partition(), requested,
+                    r.lowWatermark(), r.error().name(), r.message() == null ? "" : r.message());
+        }
+    }
+}

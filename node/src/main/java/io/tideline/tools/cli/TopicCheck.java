@@ -1,0 +1,40 @@
+package io.tideline.tools.cli;
+
+import io.tideline.client.ChannelFactory;
+import io.tideline.client.TidelineAdmin;
+import io.tideline.client.TopicDescription;
+import io.tideline.common.errors.Errors;
+import io.tideline.common.time.Time;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Looks a topic up before produce or consume starts, so that an unknown topic or partition is one line
+ * and a quick exit instead of a client that waits for the topic to appear (max.block.ms, or polls that
+ * stay empty until --timeout-ms).
+ */
+final class TopicCheck {
+
+    private TopicCheck() {
+    }
+
+    /** The topic's partition count; refuses an unknown topic and a {@code partition} it does not have. */
+    static int partitionCount(Map<String, Object> adminSettings, String topic, Integer partition, Time time) {
+        TopicDescription d;
+        try (TidelineAdmin admin = new TidelineAdmin(adminSettings, time, ChannelFactory.plaintext())) {
+            d = admin.describeTopics(List.of(topic)).get(0);
+        }
+        if (d.error() == Errors.UNKNOWN_TOPIC_OR_PARTITION) {
+            throw CliException.failed("unknown topic '" + topic + "'");
+        }
+        if (d.error() != Errors.NONE) {
+            throw CliException.failed("topic '" + topic + "': " + d.error() + ": " + d.message());
+        }
+        int count = d.partitions().size();
+        if (partition != null && partition >= count) {
+            throw CliException.failed("topic '" + topic + "' has " + count + " partition" + (count == 1 ? "" : "s")
+                    + " (0.." + (count - 1) + "); there is no partition " + partition);
+        }
+        return count;
+    }
+}

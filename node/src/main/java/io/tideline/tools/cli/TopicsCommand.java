@@ -1,0 +1,196 @@
+package io.tideline.tools.cli;
+
+import io.tideline.client.TidelineAdmin;
+import io.tideline.client.TopicDescription;
+import io.tideline.client.TopicDescription.PartitionDescription;
+import io.tideline.client.TopicResult;
+import io.tideline.common.errors.Errors;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code admin topics --create | --describe | --list}.
+ *
+ * <p>{@code --create} returns once every partition of the new topic has a leader (bounded by
+ * default.api.timeout.ms), so that a script may produce right after it; Kafka's tool returns as soon as
+ * the controller accepted the topic, which leaves scripts racing the leader election.
+ */
+@Command(name = "topics", sortOptions = false, description = "Create, describe or list topics.")
+final class TopicsCommand implements Callable<Integer> {
+    private static final long LEADER_POLL_MS = 50;
+
+    static final class Action {
+        @Option(names = "--create", required = true, description = "Create a topic.")
+        boolean create;
+        @Option(names = "--describe", required = true,
+                description = "Describe the --topic, or every topic: partitions, leader, replicas, ISR.")
+        boolean describe;
+        @Option(names = "--list", required = true, description = "List the topic names.")
+        boolean list;
+    }
+
+    @ArgGroup(exclusive = true, multiplicity = "1")
+    Action action;
+
+    @Option(names = "--topic", paramLabel = "TOPIC", description = "The topic to create or describe.")
+    String topic;
+
+    @Option(names = "--partitions", paramLabel = "N", description = "With --create: the partition count.")
+    Integer partitions;
+
+    @Option(names = "--replication-factor", paramLabel = "N",
+            description = "With --create: replicas per partition.")
+    Integer replicationFactor;
+
+    @Option(names = "--config", paramLabel = "KEY=VALUE",
+            description = "With --create: a topic config override (retention.ms, segment.bytes, "
+                    + "min.insync.replicas, ...); repeat for more.")
+    Map<String, String> configs = new LinkedHashMap<>();
+
+    @Option(names = "--under-replicated-partitions",
+            description = "With --describe: only partitions whose ISR is smaller than their replica set.")
+    boolean underReplicated;
+
+    private final AdminCommand admin;
+
+    TopicsCommand(AdminCommand admin) {
+        this.admin = admin;
+    }
+
+    @Override
+    public Integer call() {
+        checkOptions();
+        try (TidelineAdmin client = admin.client()) {
+            if (action.create) {
+                return create(client);
+            }
+            if (action.describe) {
+                return describe(client);
+            }
+            return list(client);
+        }
+    }
+
+    private void checkOptions() {
+        if (!action.create) {
+            refuse(partitions != null, "--partitions");
+            refuse(replicationFactor != null, "--replication-factor");
+            refuse(!configs.isEmpty(), "--config");
+        }
+        if (!action.describe) {
+            refuse(underReplicated, "--under-replicated-partitions");
+        }
+        if (action.list && topic != null) {
+            throw CliException.usage("--topic does not go with --list");
+        }
+        if (action.create) {
+            if (topic == null || partitions == null || replicationFactor == null) {
+                throw CliException.usage("--create needs --topic, --partitions and --replication-factor");
+            }
+            if (partitions < 1 || replicationFactor < 1) {
+                throw CliException.usage("--partitions and --replication-factor must be at least 1, got "
+                        + partitions + " and " + replicationFactor);
+            }
+        }
+    }
+
+    private static void refuse(boolean given, String option) {
+        if (given) {
+            throw CliException.usage(option + " only goes with " + ("--under-replicated-partitions".equals(option)
+                    ? "--describe" : "--create"));
+        }
+    }
+
+    private int create(TidelineAdmin client) {
+        TopicResult result = client.createTopic(topic, partitions, replicationFactor, configs);
+        PrintStream out = admin.io.out();
+        if (admin.json()) {
+            out.println(JsonOutput.write(JsonOutput.Created.of(result)));
+        }
+        if (!result.isSuccess()) {
+            throw CliException.failed("cannot create topic '" + topic + "': " + result.error() + ": "
+                    + result.message());
+        }
+        String waiting = awaitLeaders(client);
+        if (!admin.json()) {
+            out.println("Created topic " + topic + ".");
+        }
+        if (waiting != null) {
+            admin.io.err().println("admin: WARN " + waiting);
+        }
+        return Cli.EXIT_OK;
+    }
+
+    /** Null once every partition has a leader; otherwise what was still missing at the deadline. */
+    private String awaitLeaders(TidelineAdmin client) {
+        long timeoutMs = ClientSettings.apiTimeoutMs(admin.settings());
+        long deadline = admin.time.milliseconds() + timeoutMs;
+        String missing;
+        while (true) {
+            TopicDescription d = client.describeTopics(List.of(topic)).get(0);
+            long leaderless = d.partitions().stream().filter(p -> p.leader() < 0).count();
+            if (d.error() == Errors.NONE && d.partitions().size() == partitions && leaderless == 0) {
+                return null;
+            }
+            missing = d.error() != Errors.NONE ? "the broker does not show topic '" + topic + "' yet (" + d.error() + ")"
+                    : leaderless + " of " + partitions + " partitions of '" + topic + "' have no leader yet";
+            if (admin.time.milliseconds() >= deadline) {
+                return missing + " after " + timeoutMs + " ms";
+            }
+            admin.time.sleep(LEADER_POLL_MS);
+        }
+    }
+
+    private int describe(TidelineAdmin client) {
+        List<TopicDescription> topics = new ArrayList<>(client.describeTopics(topic == null ? List.of() : List.of(topic)));
+        topics.sort(Comparator.comparing(TopicDescription::name));
+        List<String> errors = new ArrayList<>();
+        List<JsonOutput.Topic> json = new ArrayList<>();
+        for (TopicDescription t : topics) {
+            if (t.error() != Errors.NONE) {
+                errors.add("topic '" + t.name() + "': " + t.error() + ": " + t.message());
+            }
+            List<PartitionDescription> shown = t.partitions().stream()
+                    .filter(p -> !underReplicated || p.isUnderReplicated())
+                    .sorted(Comparator.comparingInt(PartitionDescription::partition)).toList();
+            if (admin.json()) {
+                if (!underReplicated || !shown.isEmpty() || t.error() != Errors.NONE) {
+                    json.add(JsonOutput.Topic.of(t, shown));
+                }
+                continue;
+            }
+            if (t.error() != Errors.NONE) {
+                continue;
+            }
+            if (!underReplicated) {
+                TopicsOutput.printTopic(admin.io.out(), t);
+            }
+            shown.forEach(p -> TopicsOutput.printPartition(admin.io.out(), t.name(), p));
+        }
+        if (admin.json()) {
+            admin.io.out().println(JsonOutput.write(new JsonOutput.Described(json)));
+        }
+        if (!errors.isEmpty()) {
+            throw CliException.failed(String.join("; ", errors));
+        }
+        return Cli.EXIT_OK;
+    }
+
+    private int list(TidelineAdmin client) {
+        List<String> names = client.listTopics().stream().sorted().toList();
+        if (admin.json()) {
+            admin.io.out().println(JsonOutput.write(new JsonOutput.TopicList(names)));
+        } else {
+            names.forEach(admin.io.out()::println);
+        }
+        return Cli.EXIT_OK;
+    }
+}

@@ -1,0 +1,86 @@
+package io.tideline.tools.cli;
+
+import static io.tideline.tools.cli.CliRun.admin;
+import static io.tideline.tools.cli.CliRun.consume;
+import static io.tideline.tools.cli.CliRun.produce;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.gson.JsonArray;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import io.tideline.node.server.NodeTestCluster;
+import io.tideline.tools.cli.CliRun.Result;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code topics --describe --under-replicated-partitions} on three nodes, before and after one stops. */
+class CliUnderReplicatedTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void listsOnlyThePartitionsThatLostAnInSyncReplica() throws Exception {
+        try (NodeTestCluster cluster = new NodeTestCluster(dir, 3, Map.of()).startAll()) {
+            String bootstrap = cluster.bootstrapServers();
+            Result created = admin("--bootstrap-server", bootstrap, "topics", "--create", "--topic", "replicated",
+                    "--partitions", "2", "--replication-factor", "3", "--config", "min.insync.replicas=2");
+            assertEquals(0, created.exitCode(), created.toString());
+            Result describe = admin("--bootstrap-server", bootstrap, "topics", "--describe", "--topic", "replicated");
+            assertEquals(3, describe.outLines().size(), describe.toString());
+            assertTrue(describe.outLines().get(0).contains("PartitionCount: 2\tReplicationFactor: 3\t"
+                    + "Configs: min.insync.replicas=2"), describe.out());
+            for (String line : describe.outLines().subList(1, 3)) {
+                assertTrue(line.matches("\tTopic: replicated\tPartition: [01]\tLeader: [123]\tReplicas: [123],[123],[123]"
+                        + "\tIsr: [123],[123],[123]"), line);
+            }
+            Awaitility.await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertEquals("",
+                    admin("--bootstrap-server", bootstrap, "topics", "--describe", "--under-replicated-partitions").out()));
+
+            Result produced = produce("a\nb\nc\n", "--bootstrap-server", bootstrap, "--topic", "replicated", "--partition",
+                    "0", "--acks", "all");
+            assertEquals(0, produced.exitCode(), produced.toString());
+
+            cluster.stop(3);
+
+            // The stopped node leaves every ISR (controlled shutdown, then its session ends).
+            Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+                Result urp = admin("--bootstrap-server", bootstrap, "topics", "--describe",
+                        "--under-replicated-partitions");
+                assertEquals(0, urp.exitCode(), urp.toString());
+                List<String> lines = urp.outLines();
+                assertEquals(2, lines.size(), urp.toString());
+                for (String line : lines) {
+                    assertTrue(line.matches("\tTopic: replicated\tPartition: [01]\tLeader: [12]\tReplicas: [123],[123],[123]"
+                            + "\tIsr: [12],[12](\t.*)?"), line);
+                }
+            });
+
+            Result json = admin("--bootstrap-server", bootstrap, "--output", "json", "topics", "--describe",
+                    "--topic", "replicated", "--under-replicated-partitions");
+            assertEquals(0, json.exitCode(), json.toString());
+            JsonArray partitions = JsonParser.parseString(json.out()).getAsJsonObject().getAsJsonArray("topics")
+                    .get(0).getAsJsonObject().getAsJsonArray("partitions");
+            assertEquals(2, partitions.size(), json.out());
+            for (var p : partitions) {
+                JsonObject o = p.getAsJsonObject();
+                assertTrue(o.get("underReplicated").getAsBoolean(), o.toString());
+                assertEquals(3, o.getAsJsonArray("replicas").size(), o.toString());
+                assertFalse(o.getAsJsonArray("isr").asList().stream().anyMatch(id -> id.getAsInt() == 3), o.toString());
+            }
+
+            // Two of three replicas are enough for min.insync.replicas=2: the tools keep working.
+            Result more = produce("d\n", "--bootstrap-server", bootstrap, "--topic", "replicated", "--partition", "0");
+            assertEquals(0, more.exitCode(), more.toString());
+            Result read = consume("--bootstrap-server", bootstrap, "--topic", "replicated", "--partition", "0",
+                    "--from-beginning", "--max-messages", "4");
+            assertEquals(List.of("a", "b", "c", "d"), read.outLines(), read.toString());
+        }
+    }
+}
