@@ -45,6 +45,7 @@ class ClusterScriptTest {
     private Path clusterDir;
     private int clientPortBase;
     private int quorumPortBase;
+    private int metricsPortBase;
 
     /** A finished command: exit code and everything it printed (stdout then stderr interleaved). */
     record Result(int exitCode, String output) {
@@ -57,8 +58,9 @@ class ClusterScriptTest {
     @BeforeEach
     void pickPortsAndDir() {
         clusterDir = dir.resolve("cluster");
-        clientPortBase = freePortRange(2 * NODES);
+        clientPortBase = freePortRange(3 * NODES);
         quorumPortBase = clientPortBase + NODES;
+        metricsPortBase = quorumPortBase + NODES;
         assertTrue(Files.isExecutable(REPO.resolve("scripts/cluster.sh")), "run from the node module of the repository");
     }
 
@@ -88,6 +90,9 @@ class ClusterScriptTest {
                     .matcher(status.output()).find(), status.output());
         }
         assertTrue(Pattern.compile("(?m)^controller: node [1-3] ").matcher(status.output()).find(), status.output());
+
+        assertTrue(status.output().contains("under-replicated partitions:"), status.output());
+        usersDayOne();
 
         Result again = clusterSh(Duration.ofSeconds(30), "start", String.valueOf(NODES)).assertSucceeded();
         assertTrue(again.output().contains("cluster already running"), again.output());
@@ -120,6 +125,35 @@ class ClusterScriptTest {
         assertEquals(List.of(), recordedPids());
     }
 
+    /** What a user does on day one against the script's cluster: topic, produce, consume, delete-records. */
+    private void usersDayOne() throws Exception {
+        Duration cli = Duration.ofSeconds(60);
+        String b = bootstrapServer();
+        tideline(cli, "admin", "--bootstrap-server", b, "topics", "--create", "--topic", "orders", "--partitions", "1",
+                "--replication-factor", "3", "--config", "min.insync.replicas=2").assertSucceeded();
+        Result list = tideline(cli, "admin", "--bootstrap-server", b, "topics", "--list").assertSucceeded();
+        assertTrue(list.output().lines().anyMatch("orders"::equals), list.output());
+
+        tidelineWithInput(cli, "order-1\norder-2\norder-3\norder-4\norder-5\n", "produce", "--bootstrap-server", b,
+                "--topic", "orders", "--acks", "all").assertSucceeded();
+        Result consumed = tideline(cli, "consume", "--bootstrap-server", b, "--topic", "orders", "--from-beginning",
+                "--max-messages", "5", "--print-offsets").assertSucceeded();
+        for (int i = 0; i < 5; i++) {
+            assertTrue(consumed.output().lines().anyMatch(("" + i + "\torder-" + (i + 1))::equals), consumed.output());
+        }
+
+        Path offsets = dir.resolve("offsets.json");
+        Files.writeString(offsets, "{\"partitions\":[{\"topic\":\"orders\",\"partition\":0,\"offset\":3}],\"version\":1}");
+        Result deleted = tideline(cli, "admin", "--bootstrap-server", b, "delete-records", "--offset-json-file",
+                offsets.toString()).assertSucceeded();
+        assertTrue(deleted.output().contains("low_watermark: 3"), deleted.output());
+
+        Result none = tideline(cli, "consume", "--bootstrap-server", b, "--topic", "orders", "--partition", "0",
+                "--offset", "0", "--reset", "none", "--timeout-ms", "2000");
+        assertEquals(1, none.exitCode(), none.output());
+        assertTrue(none.output().contains("orders-0") && none.output().contains("3"), none.output());
+    }
+
     String bootstrapServer() {
         return "127.0.0.1:" + (clientPortBase + 1);
     }
@@ -137,13 +171,29 @@ class ClusterScriptTest {
         return run(command, atMost);
     }
 
+    Result tidelineWithInput(Duration atMost, String stdin, String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of("bash", REPO.resolve("scripts/tideline").toString()));
+        command.addAll(List.of(args));
+        Path input = Files.writeString(Files.createTempFile(dir, "stdin", ".txt"), stdin);
+        return run(command, atMost, input);
+    }
+
     private Result run(List<String> command, Duration atMost) throws Exception {
+        return run(command, atMost, null);
+    }
+
+    private Result run(List<String> command, Duration atMost, Path stdin) throws Exception {
         Path output = Files.createTempFile(dir, "command", ".out");
         ProcessBuilder pb = new ProcessBuilder(command).directory(REPO.toFile()).redirectErrorStream(true)
                 .redirectOutput(output.toFile());
+        if (stdin != null) {
+            pb.redirectInput(stdin.toFile());
+        }
         pb.environment().putAll(environment());
         Process p = pb.start();
-        p.getOutputStream().close();
+        if (stdin == null) {
+            p.getOutputStream().close();
+        }
         try {
             if (!p.waitFor(atMost.toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new AssertionError(String.join(" ", command) + " still running after " + atMost + ":\n"
@@ -160,6 +210,7 @@ class ClusterScriptTest {
         env.put("TIDELINE_CLUSTER_DIR", clusterDir.toString());
         env.put("TIDELINE_CLIENT_PORT_BASE", String.valueOf(clientPortBase));
         env.put("TIDELINE_QUORUM_PORT_BASE", String.valueOf(quorumPortBase));
+        env.put("TIDELINE_METRICS_PORT_BASE", String.valueOf(metricsPortBase));
         env.put("TIDELINE_CLASSPATH", System.getProperty("java.class.path"));
         // Three JVMs next to this one on two cores: small heaps and a JIT that starts fast.
         env.put("JAVA_OPTS", "-Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1");
