@@ -163,7 +163,9 @@ class LeaderFailoverTest {
                     "linger.ms", 2,
                     "batch.size", 2048,
                     "retries", Integer.MAX_VALUE,
-                    "request.timeout.ms", 5_000,
+                    // Longer than the 5 s a stopping node waits for open calls: the acks=all produce still
+                    // waiting for the followers when the leader dies is cancelled, and must be retried.
+                    "request.timeout.ms", 10_000,
                     "delivery.timeout.ms", 60_000)))) {
                 Deque<CompletableFuture<RecordMetadata>> window = new ArrayDeque<>();
                 for (int i = 0; !stopped; i++) {
