@@ -31,6 +31,7 @@ final class BrokerLifecycle implements AutoCloseable {
     private final long heartbeatIntervalMs;
     private final LongSupplier appliedMetadataOffset;
     private volatile long brokerEpoch = -1;
+    private volatile long registrationOffset = Long.MAX_VALUE;
     private volatile boolean fenced = true;
     private volatile boolean wantShutdown;
     private volatile boolean shutdownReady;
@@ -78,6 +79,7 @@ final class BrokerLifecycle implements AutoCloseable {
             throw new IllegalStateException("Broker " + brokerId + " could not register within " + timeoutMs + " ms");
         }
         brokerEpoch = response.getBrokerEpoch();
+        registrationOffset = response.getOffset();
         log.info("Broker {} registered with epoch {} (incarnation {})", brokerId, brokerEpoch, incarnation);
         heartbeats = scheduler.schedule("broker-heartbeat", this::heartbeat, 0, heartbeatIntervalMs);
     }
@@ -116,6 +118,11 @@ final class BrokerLifecycle implements AutoCloseable {
 
     long brokerEpoch() {
         return brokerEpoch;
+    }
+
+    /** The metadata offset of this incarnation's registration; {@code Long.MAX_VALUE} until registered. */
+    long registrationOffset() {
+        return registrationOffset;
     }
 
     boolean isFenced() {

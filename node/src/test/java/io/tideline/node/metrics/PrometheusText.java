@@ -10,9 +10,9 @@ import java.util.Optional;
  * A reader of the Prometheus text exposition format (version 0.0.4), enough to check a scrape: sample lines
  * {@code name{label="value",...} number}, with the format's escapes in label values; # lines give the TYPE.
  */
-final class PrometheusText {
+public final class PrometheusText {
 
-    record Sample(String name, Map<String, String> labels, double value) {
+    public record Sample(String name, Map<String, String> labels, double value) {
     }
 
     private final List<Sample> samples;
@@ -23,7 +23,7 @@ final class PrometheusText {
         this.types = types;
     }
 
-    static PrometheusText parse(String text) {
+    public static PrometheusText parse(String text) {
         List<Sample> samples = new ArrayList<>();
         Map<String, String> types = new LinkedHashMap<>();
         for (String line : text.split("\n")) {
@@ -75,16 +75,16 @@ final class PrometheusText {
         return new Sample(name, labels, Double.parseDouble(rest[0]));
     }
 
-    List<Sample> samples() {
+    public List<Sample> samples() {
         return samples;
     }
 
-    Optional<String> type(String family) {
+    public Optional<String> type(String family) {
         return Optional.ofNullable(types.get(family));
     }
 
     /** The value of the one sample with this name and exactly these labels. */
-    double value(String name, Map<String, String> labels) {
+    public double value(String name, Map<String, String> labels) {
         List<Sample> matching = samples.stream()
                 .filter(s -> s.name().equals(name) && s.labels().equals(labels)).toList();
         if (matching.size() != 1) {
@@ -94,7 +94,7 @@ final class PrometheusText {
         return matching.get(0).value();
     }
 
-    double value(String name) {
+    public double value(String name) {
         return value(name, Map.of());
     }
 }

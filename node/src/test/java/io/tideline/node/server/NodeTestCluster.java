@@ -120,6 +120,17 @@ public final class NodeTestCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * The abrupt stop: no controlled shutdown, so the controller learns of it only when the broker's
+     * session times out (broker.session.timeout.ms) and its leaderships move then.
+     */
+    public void kill(int id) {
+        TidelineNode n = nodes.remove(id);
+        if (n != null) {
+            n.closeSkippingControlledShutdown();
+        }
+    }
+
     public TidelineNode restart(int id) throws Exception {
         if (nodes.containsKey(id)) {
             throw new IllegalStateException("node " + id + " is running");

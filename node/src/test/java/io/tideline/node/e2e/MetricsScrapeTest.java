@@ -1,0 +1,116 @@
+package io.tideline.node.e2e;
+
+import static io.tideline.node.e2e.E2e.bytes;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.tideline.client.DeleteRecordsResult;
+import io.tideline.client.ProducerRecord;
+import io.tideline.client.RecordMetadata;
+import io.tideline.client.TidelineAdmin;
+import io.tideline.client.TidelineProducer;
+import io.tideline.client.TopicDescription.PartitionDescription;
+import io.tideline.common.TopicPartition;
+import io.tideline.node.metrics.PrometheusText;
+import io.tideline.node.server.NodeTestCluster;
+import io.tideline.store.log.Log;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What Prometheus would scrape from the leader of a partition that lost a follower: the log's bounds
+ * under Kafka's names with topic and partition labels, and one under-replicated partition; /health
+ * answers 200 while the node serves.
+ */
+class MetricsScrapeTest {
+    private static final String TOPIC = "scraped";
+    private static final TopicPartition TP = new TopicPartition(TOPIC, 0);
+    private static final String URP = "kafka_server_ReplicaManager_UnderReplicatedPartitions";
+
+    @TempDir
+    Path dir;
+
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    @Test
+    void theLeaderExportsItsLogBoundsAndOneUnderReplicatedPartitionOnceAFollowerStops() throws Exception {
+        try (NodeTestCluster cluster = new NodeTestCluster(dir, 3, Map.of()).startAll();
+             TidelineAdmin admin = new TidelineAdmin(E2e.clientConfig(cluster, Map.of()))) {
+            PartitionDescription partition = E2e.createTopic(cluster, admin, TOPIC, 1, 3,
+                    Map.of("min.insync.replicas", "2")).get(0);
+            int leader = partition.leader();
+            int follower = partition.replicas().stream().filter(id -> id != leader).findFirst().orElseThrow();
+            produce(cluster, 25);
+            // A log start offset above 0, so the three bounds differ.
+            DeleteRecordsResult deleted = admin.deleteRecords(Map.of(TP, 7L)).get(TP);
+            assertTrue(deleted.isSuccess(), deleted.toString());
+            int port = cluster.node(leader).metricsPort().orElseThrow();
+            assertEquals(0.0, scrape(port).value(URP));
+
+            cluster.stop(follower);
+            Awaitility.await("the leader reports the partition under-replicated").atMost(E2e.WAIT)
+                    .pollInterval(Duration.ofMillis(200)).until(() -> scrape(port).value(URP) == 1.0);
+
+            Log log = cluster.node(leader).replicaManager().log(TP).orElseThrow();
+            PrometheusText scraped = scrape(port);
+            Map<String, String> labels = Map.of("topic", TOPIC, "partition", "0");
+            assertEquals(1.0, scraped.value(URP));
+            assertEquals(7.0, scraped.value("kafka_log_Log_LogStartOffset", labels));
+            assertEquals(log.logStartOffset(), (long) scraped.value("kafka_log_Log_LogStartOffset", labels));
+            assertEquals(log.logEndOffset(), (long) scraped.value("kafka_log_Log_LogEndOffset", labels));
+            assertEquals(log.highWatermark(), (long) scraped.value("kafka_log_Log_HighWatermark", labels));
+            assertEquals(25, log.highWatermark());
+            assertEquals(1.0, scraped.value("kafka_cluster_Partition_UnderReplicated", labels));
+            assertEquals(2.0, scraped.value("kafka_cluster_Partition_InSyncReplicasCount", labels));
+            PartitionDescription shrunk = E2e.describe(admin, TP);
+            assertEquals(leader, shrunk.leader());
+            assertTrue(shrunk.isUnderReplicated(), shrunk.toString());
+
+            for (var node : cluster.running()) {
+                HttpResponse<String> health = get(node.metricsPort().orElseThrow(), "/health");
+                assertEquals(200, health.statusCode(), "node " + node.nodeId() + ": " + health.body());
+            }
+
+            cluster.restart(follower);
+            Awaitility.await("the partition is fully replicated again").atMost(E2e.WAIT)
+                    .pollInterval(Duration.ofMillis(200)).until(() -> scrape(port).value(URP) == 0.0);
+        }
+    }
+
+    private PrometheusText scrape(int port) throws Exception {
+        HttpResponse<String> response = get(port, "/metrics");
+        assertEquals(200, response.statusCode(), response.body());
+        return PrometheusText.parse(response.body());
+    }
+
+    private HttpResponse<String> get(int port, String path) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(5)).GET().build();
+        return http.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static void produce(NodeTestCluster cluster, int count) throws Exception {
+        try (TidelineProducer producer = new TidelineProducer(E2e.clientConfig(cluster, Map.of("acks", "all")))) {
+            List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                futures.add(producer.send(new ProducerRecord(TOPIC, 0, bytes("k" + i), bytes("v" + i))));
+            }
+            producer.flush();
+            for (CompletableFuture<RecordMetadata> f : futures) {
+                f.get(1, TimeUnit.SECONDS);
+            }
+        }
+    }
+}
