@@ -211,10 +211,18 @@ public final class TidelineNode implements AutoCloseable {
 
     /** Hands the newest image to the publisher thread (the state machine's thread must not block). */
     private void publishLatest() {
-        if (closed) {
+        if (closed || publisherThread.isShutdown()) {
             return;
         }
-        publisherThread.execute(() -> {
+        try {
+            publisherThread.execute(this::publishOnPublisherThread);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // stopping: the quorum member applies its last entries after the publisher went away
+        }
+    }
+
+    private void publishOnPublisherThread() {
+        {
             MetadataImage image = quorum.image();
             // A restarted voter replays its own metadata log first, and there it may still lead partitions
             // that moved while it was down: acting on that would make it a second leader taking writes.
@@ -228,7 +236,7 @@ public final class TidelineNode implements AutoCloseable {
             } catch (RuntimeException e) {
                 log.error("Applying metadata at offset {} failed; the next change retries it", quorum.image().offset(), e);
             }
-        });
+        }
     }
 
     /** The metadata this broker has applied. */
