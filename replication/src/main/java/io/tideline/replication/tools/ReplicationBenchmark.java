@@ -1,5 +1,12 @@
 package io.tideline.replication.tools;
 
+import io.tideline.store.tools.BenchmarkSupport;
+import static io.tideline.store.tools.BenchmarkSupport.describe;
+import static io.tideline.store.tools.BenchmarkSupport.duration;
+import static io.tideline.store.tools.BenchmarkSupport.fixed;
+import static io.tideline.store.tools.BenchmarkSupport.prepareDirectory;
+import static io.tideline.store.tools.BenchmarkSupport.quietLogging;
+
 import com.codahale.metrics.MetricRegistry;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
@@ -34,7 +41,6 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -47,7 +53,6 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.stream.Stream;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -220,37 +225,9 @@ public final class ReplicationBenchmark {
         return null;
     }
 
-    /** Creates the directory if needed and proves it writable; refuses a non-empty one. True if created. */
-    private static boolean prepareDirectory(Path dir) throws IOException {
-        boolean created = !Files.exists(dir);
-        if (!created) {
-            if (!Files.isDirectory(dir)) {
-                throw new IOException("not a directory");
-            }
-            try (Stream<Path> children = Files.list(dir)) {
-                if (children.findAny().isPresent()) {
-                    throw new IOException("not empty (give a new or empty directory; it is removed at the end)");
-                }
-            }
-        }
-        Files.createDirectories(dir);
-        Path probe = dir.resolve(".write-probe");
-        Files.write(probe, new byte[] {1});
-        Files.delete(probe);
-        return created;
-    }
-
     private void cleanUp(boolean created, PrintStream err) {
         try {
-            if (created) {
-                FileUtils.deleteRecursively(dir);
-            } else {
-                try (Stream<Path> children = Files.list(dir)) {
-                    for (Path child : (Iterable<Path>) children::iterator) {
-                        FileUtils.deleteRecursively(child);
-                    }
-                }
-            }
+            BenchmarkSupport.cleanUp(dir, created);
         } catch (IOException | UncheckedIOException e) {
             err.println("bench-replication: could not remove " + dir + ": " + describe(e));
         }
@@ -518,45 +495,6 @@ public final class ReplicationBenchmark {
 
     // ---------------------------------------------------------------- output
 
-    private static String duration(long nanos) {
-        return nanos >= 1_000_000_000L ? String.format(Locale.ROOT, "%.2f s", nanos / 1e9)
-                : String.format(Locale.ROOT, "%.1f ms", nanos / 1e6);
-    }
 
-    private static String fixed(double value, int decimals) {
-        return String.format(Locale.ROOT, "%." + decimals + "f", value);
-    }
 
-    private static String describe(Throwable e) {
-        if (e instanceof java.nio.file.NoSuchFileException) {
-            return "no such file or directory: " + e.getMessage();
-        }
-        if (e instanceof java.nio.file.AccessDeniedException) {
-            return "permission denied: " + e.getMessage();
-        }
-        if (e instanceof java.nio.file.FileSystemException fs && fs.getReason() != null) {
-            return fs.getReason() + ": " + fs.getFile();
-        }
-        String message = e.getMessage();
-        return message == null ? e.getClass().getSimpleName() : message;
-    }
-
-    /**
-     * The launcher runs without a logging config; logback's default would print every fetcher start and
-     * ISR change at DEBUG/INFO into the table. Lowered to WARN by reflection, since logback is only a
-     * runtime dependency.
-     */
-    private static void quietLogging() {
-        if (System.getProperty("logback.configurationFile") != null) {
-            return; // the user chose a configuration
-        }
-        try {
-            Object root = LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
-            Class<?> level = Class.forName("ch.qos.logback.classic.Level");
-            Object warn = level.getField("WARN").get(null);
-            root.getClass().getMethod("setLevel", level).invoke(root, warn);
-        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-            // another slf4j binding, or none: leave its configuration alone
-        }
-    }
 }
