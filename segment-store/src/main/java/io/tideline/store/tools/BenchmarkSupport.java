@@ -86,10 +86,13 @@ public final class BenchmarkSupport {
             return; // the user chose a configuration
         }
         try {
-            Object root = LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
             Class<?> level = Class.forName("ch.qos.logback.classic.Level");
             Object warn = level.getField("WARN").get(null);
-            root.getClass().getMethod("setLevel", level).invoke(root, warn);
+            // The node's logback.xml (on the launcher's class path) sets io.tideline to INFO itself.
+            for (String name : new String[] {org.slf4j.Logger.ROOT_LOGGER_NAME, "io.tideline"}) {
+                Object logger = LoggerFactory.getLogger(name);
+                logger.getClass().getMethod("setLevel", level).invoke(logger, warn);
+            }
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
             // another slf4j binding, or none: leave its configuration alone
         }
