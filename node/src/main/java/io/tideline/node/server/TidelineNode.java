@@ -96,6 +96,7 @@ public final class TidelineNode implements AutoCloseable {
     private JmxExport jmx;
     private MetricsHttpServer metricsServer;
     private volatile boolean closed;
+    private volatile boolean crashed;
 
     private TidelineNode(ServerConfig config, Time time, ChannelFactory channels) {
         this.config = config;
@@ -351,6 +352,15 @@ public final class TidelineNode implements AutoCloseable {
         closeWithoutControlledShutdown();
     }
 
+    /**
+     * What kill -9 leaves behind, for tests in one JVM: no controlled shutdown, and the logs are released
+     * without flushing, checkpoints or the clean-shutdown marker, so the next start recovers them.
+     */
+    public void crash() {
+        crashed = true;
+        closeWithoutControlledShutdown();
+    }
+
     private synchronized void closeWithoutControlledShutdown() {
         if (closed) {
             return;
@@ -381,7 +391,9 @@ public final class TidelineNode implements AutoCloseable {
             replicaManager.close();
         }
         brokerChannels.values().forEach(e -> e.getValue().shutdownNow());
-        if (logManager != null) {
+        if (logManager != null && crashed) {
+            logManager.closeWithoutShutdown();
+        } else if (logManager != null) {
             logManager.close();
         }
         if (controllerClient != null) {

@@ -118,6 +118,7 @@ class LeaderFailoverTest {
             assertTrue(rejoined.isr().contains(oldLeader), rejoined.toString());
             Log leaderLog = cluster.node(rejoined.leader()).replicaManager().log(TP).orElseThrow();
             Log restartedLog = cluster.node(oldLeader).replicaManager().log(TP).orElseThrow();
+            assertTrue(restartedLog.recoveredSegmentsOnLoad() > 0, "killed without a clean shutdown: the restart recovers");
             Awaitility.await("the restarted replica's log end and high watermark match the leader's")
                     .atMost(E2e.WAIT).until(() -> restartedLog.logEndOffset() == leaderLog.logEndOffset()
                             && restartedLog.highWatermark() == leaderLog.highWatermark());

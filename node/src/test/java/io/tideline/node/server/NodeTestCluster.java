@@ -121,13 +121,14 @@ public final class NodeTestCluster implements AutoCloseable {
     }
 
     /**
-     * The abrupt stop: no controlled shutdown, so the controller learns of it only when the broker's
-     * session times out (broker.session.timeout.ms) and its leaderships move then.
+     * The abrupt stop, as kill -9: no controlled shutdown (the controller learns of it only when the
+     * broker's session times out and its leaderships move then), and logs left unflushed without the
+     * clean-shutdown marker, so {@link #restart} recovers them.
      */
     public void kill(int id) {
         TidelineNode n = nodes.remove(id);
         if (n != null) {
-            n.closeSkippingControlledShutdown();
+            n.crash();
         }
     }
 
