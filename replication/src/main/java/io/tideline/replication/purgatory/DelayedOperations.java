@@ -41,7 +41,14 @@ public final class DelayedOperations<K> {
             return true;
         }
         for (K key : keys) {
-            watchers.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(op);
+            // Added inside compute: checkAndComplete drops a key's set when it finds it empty, and an add
+            // outside the map's per-key lock could land in a set just dropped, leaving the operation
+            // unreachable (a parked fetch that no append ever answers).
+            watchers.compute(key, (k, set) -> {
+                Set<DelayedOperation> ops = set == null ? ConcurrentHashMap.newKeySet() : set;
+                ops.add(op);
+                return ops;
+            });
         }
         // A change between the first check and the watch would have found no watcher: check again.
         if (op.maybeTryComplete()) {
