@@ -19,7 +19,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.SortedMap;
-import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -113,14 +112,5 @@ public final class ReplicaMetadataHandler implements BrokerMetadataHandler {
             }
         }
         return live;
-    }
-
-    /** The partitions of {@code image} this broker hosts (for start-up checks and tests). */
-    public List<TopicPartition> hostedPartitions(MetadataImage image) {
-        return image.topics().values().stream()
-                .flatMap(t -> t.partitions().values().stream()
-                        .filter(p -> p.getReplicasList().contains(brokerId))
-                        .map(p -> new TopicPartition(t.name(), p.getPartition())))
-                .toList();
     }
 }

@@ -223,20 +223,18 @@ public final class TidelineNode implements AutoCloseable {
     }
 
     private void publishOnPublisherThread() {
-        {
-            MetadataImage image = quorum.image();
-            // A restarted voter replays its own metadata log first, and there it may still lead partitions
-            // that moved while it was down: acting on that would make it a second leader taking writes.
-            // As Kafka's brokers wait for their initial catch-up, publish nothing older than this
-            // incarnation's registration (the controller unfences at the same point).
-            if (image.offset() < lifecycle.registrationOffset()) {
-                return;
-            }
-            try {
-                publisher.publish(image);
-            } catch (RuntimeException e) {
-                log.error("Applying metadata at offset {} failed; the next change retries it", quorum.image().offset(), e);
-            }
+        MetadataImage image = quorum.image();
+        // A restarted voter replays its own metadata log first, and there it may still lead partitions
+        // that moved while it was down: acting on that would make it a second leader taking writes.
+        // As Kafka's brokers wait for their initial catch-up, publish nothing older than this
+        // incarnation's registration (the controller unfences at the same point).
+        if (image.offset() < lifecycle.registrationOffset()) {
+            return;
+        }
+        try {
+            publisher.publish(image);
+        } catch (RuntimeException e) {
+            log.error("Applying metadata at offset {} failed; the next change retries it", image.offset(), e);
         }
     }
 

@@ -85,11 +85,7 @@ final class ConsumerFetchHandler {
                 return true;
             }
             if (hw > fetch.fetchOffset()) {
-                try (FetchDataInfo info = log.read(fetch.fetchOffset(), fetch.maxBytes(), hw, true)) {
-                    bytes += info.records().sizeInBytes();
-                } catch (RuntimeException e) {
-                    return true;
-                }
+                bytes += LeaderFetchHandler.availableBytes(log, fetch.fetchOffset(), fetch.maxBytes(), hw);
             }
             if (bytes >= minBytes) {
                 return true;

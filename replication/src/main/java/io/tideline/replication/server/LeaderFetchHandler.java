@@ -94,15 +94,16 @@ final class LeaderFetchHandler {
                 continue;
             }
             Partition p = partition.get();
-            boolean throttled = p.settings().map(PartitionSettings::leaderThrottled).orElse(false)
-                    && leaderQuota.isExceeded();
+            // Bytes to an out-of-sync follower of a throttled partition count against the leader's quota.
+            boolean quotaApplies = p.settings().map(PartitionSettings::leaderThrottled).orElse(false)
+                    && !p.isr().contains(replicaId);
+            boolean throttled = quotaApplies && leaderQuota.isExceeded();
             int remaining = Math.max(0, maxBytes - bytes);
             Partition.FollowerFetchResult result = p.fetchForFollower(replicaId, fetch, remaining, bytes == 0,
                     throttled, firstRead, eligibleForIsr.test(replicaId), nowMs);
             FetchResponseData data = result.response();
             int size = data.records().sizeInBytes();
-            if (size > 0 && p.settings().map(PartitionSettings::leaderThrottled).orElse(false)
-                    && !p.isr().contains(replicaId)) {
+            if (size > 0 && quotaApplies) {
                 leaderQuota.record(size);
             }
             bytes += size;
@@ -110,8 +111,7 @@ final class LeaderFetchHandler {
             boolean partitionWithheld = false;
             if (data.error() != Errors.NONE || data.divergingEpoch().isPresent()) {
                 error = true;
-            } else if (throttled && size == 0 && fetch.fetchOffset() < data.leaderLogEndOffset()
-                    && !p.isr().contains(replicaId)) {
+            } else if (throttled && size == 0 && fetch.fetchOffset() < data.leaderLogEndOffset()) {
                 partitionWithheld = true;
                 withheld = true;
             }
@@ -147,7 +147,7 @@ final class LeaderFetchHandler {
                 return true;
             }
             if (end > fetch.fetchOffset() && !withheld) {
-                bytes += availableBytes(log, fetch, end);
+                bytes += availableBytes(log, fetch.fetchOffset(), fetch.maxBytes(), end);
             }
             if (bytes >= minBytes) {
                 return true;
@@ -156,11 +156,15 @@ final class LeaderFetchHandler {
         return false;
     }
 
-    private static long availableBytes(Log log, FollowerFetch fetch, long end) {
-        try (FetchDataInfo info = log.read(fetch.fetchOffset(), fetch.maxBytes(), end, true)) {
+    /**
+     * Bytes a fetch would read from {@code offset} below {@code bound}: sizes only, nothing copied. Out
+     * of range by now (retention moved the start) counts as plenty: answer, and the re-read reports it.
+     * Shared with consumer fetches, which wait the same way.
+     */
+    static long availableBytes(Log log, long offset, int maxBytes, long bound) {
+        try (FetchDataInfo info = log.read(offset, maxBytes, bound, true)) {
             return info.records().sizeInBytes();
         } catch (RuntimeException e) {
-            // Out of range by now (retention moved the start): answer, the re-read reports it.
             return Integer.MAX_VALUE;
         }
     }

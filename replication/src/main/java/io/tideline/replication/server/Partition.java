@@ -48,7 +48,6 @@ public final class Partition {
     private LeaderAndIsr metadata;
     private PartitionSettings settings;
     private LeaderState leaderState;
-    private long replicaLagTimeMaxMs;
 
     Partition(TopicPartition topicPartition, int localBrokerId, Log localLog) {
         this.topicPartition = Objects.requireNonNull(topicPartition, "topicPartition");
@@ -76,7 +75,6 @@ public final class Partition {
         lock.lock();
         try {
             this.settings = newSettings;
-            this.replicaLagTimeMaxMs = replicaLagTimeMaxMs;
             if (leaderState != null && leaderState.leaderEpoch() == state.leaderEpoch()) {
                 this.metadata = state;
                 if (!state.replicas().equals(leaderState.replicas())) {
@@ -485,10 +483,6 @@ public final class Partition {
             return "";
         }
         return " (leader is " + metadata.leaderId() + " at epoch " + metadata.leaderEpoch() + ")";
-    }
-
-    long replicaLagTimeMaxMs() {
-        return replicaLagTimeMaxMs;
     }
 
     @Override
