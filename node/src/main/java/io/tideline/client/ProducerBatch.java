@@ -24,6 +24,8 @@ final class ProducerBatch {
     final long createdMs;
     private final List<Entry> entries = new ArrayList<>();
     private int estimatedSize = BATCH_OVERHEAD;
+    /** The buffer.memory its records took: their estimated sizes without the batch header. */
+    private int reservedBytes;
     private boolean closed;
     int attempts;
     long retryAtMs;
@@ -48,6 +50,7 @@ final class ProducerBatch {
         }
         entries.add(new Entry(timestamp, key, value, future));
         estimatedSize += size;
+        reservedBytes += size;
         if (estimatedSize >= batchSize) {
             closed = true;
         }
@@ -69,6 +72,10 @@ final class ProducerBatch {
 
     int estimatedSize() {
         return estimatedSize;
+    }
+
+    int reservedBytes() {
+        return reservedBytes;
     }
 
     /** The wire form: offsets from 0, which the leader replaces with the ones it assigns. */

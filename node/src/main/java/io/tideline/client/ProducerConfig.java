@@ -21,6 +21,7 @@ public final class ProducerConfig extends AbstractConfig {
     public static final String DELIVERY_TIMEOUT_MS = "delivery.timeout.ms";
     public static final String MAX_REQUEST_SIZE = "max.request.size";
     public static final String MAX_BLOCK_MS = "max.block.ms";
+    public static final String BUFFER_MEMORY = "buffer.memory";
 
     private static final ConfigDef CONFIG = CommonClientConfigs.base(30_000)
             .define(ACKS, Type.STRING, "all", ValidString.in("all", "-1", "0", "1"), Importance.HIGH,
@@ -43,8 +44,13 @@ public final class ProducerConfig extends AbstractConfig {
                     "The largest Produce request in bytes; a record that cannot fit in one fails with "
                     + "RECORD_TOO_LARGE without being sent.")
             .define(MAX_BLOCK_MS, Type.LONG, 60_000L, Range.atLeast(0), Importance.MEDIUM,
-                    "How long send() may block waiting for the metadata of a topic it has not seen yet (for "
-                    + "example right after the topic was created).");
+                    "How long send() may block, in all: waiting for the metadata of a topic it has not seen yet "
+                    + "(for example right after the topic was created) and waiting for room in buffer.memory. "
+                    + "Past it the record's future fails (REQUEST_TIMED_OUT for a full buffer).")
+            .define(BUFFER_MEMORY, Type.LONG, 33_554_432L, Range.atLeast(1), Importance.HIGH,
+                    "The bytes of records (estimated serialized size) the producer holds waiting or in flight. "
+                    + "When full, send() blocks until answers free room, up to max.block.ms: a producer faster "
+                    + "than the cluster slows down instead of growing without bound.");
 
     private final List<BrokerAddress> bootstrapServers;
     private final String clientId;
@@ -57,6 +63,7 @@ public final class ProducerConfig extends AbstractConfig {
     private final int requestTimeoutMs;
     private final int maxRequestSize;
     private final long maxBlockMs;
+    private final long bufferMemory;
 
     public ProducerConfig(Map<String, ?> props) {
         super(CONFIG, props);
@@ -73,6 +80,7 @@ public final class ProducerConfig extends AbstractConfig {
         this.requestTimeoutMs = getInt(CommonClientConfigs.REQUEST_TIMEOUT_MS);
         this.maxRequestSize = getInt(MAX_REQUEST_SIZE);
         this.maxBlockMs = getLong(MAX_BLOCK_MS);
+        this.bufferMemory = getLong(BUFFER_MEMORY);
         // As in Kafka: a batch must be allowed to linger and then wait for one full request.
         if (deliveryTimeoutMs < lingerMs + requestTimeoutMs) {
             throw new ConfigException(DELIVERY_TIMEOUT_MS, deliveryTimeoutMs, "must be at least linger.ms + "
@@ -127,5 +135,9 @@ public final class ProducerConfig extends AbstractConfig {
 
     public long maxBlockMs() {
         return maxBlockMs;
+    }
+
+    public long bufferMemory() {
+        return bufferMemory;
     }
 }

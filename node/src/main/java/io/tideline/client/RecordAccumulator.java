@@ -3,6 +3,8 @@ package io.tideline.client;
 import io.tideline.client.ClusterSnapshot.Leader;
 import io.tideline.client.internals.BrokerAddress;
 import io.tideline.common.TopicPartition;
+import io.tideline.common.errors.Errors;
+import io.tideline.common.time.Time;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -19,9 +21,16 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The producer's queues: per partition, batches in send order. A partition with a batch in flight is
- * muted until that batch is answered, and a batch to retry goes back to the head of its queue, so
- * records of one partition reach the leader in the order they were sent even across retries.
+ * The producer's queues: per partition, batches in send order. A partition with a request in flight is
+ * muted until that request is answered, and batches to retry go back to the head of their queue in
+ * their order, so records of one partition reach the leader in the order they were sent even across
+ * retries. A request carries every ready batch at the head of a partition's queue (up to
+ * max.request.size): while one round trip is in flight the next one gathers what was sent meanwhile,
+ * which is how one partition gets more than one batch per acks=all round trip with the order kept.
+ *
+ * <p>The records waiting or in flight hold at most buffer.memory bytes (their estimated serialized
+ * size): {@link #reserve} blocks a sender up to max.block.ms until answered batches free room, as
+ * Kafka's producer does.
  *
  * <p>Thread-safe: one lock guards the queues; it is never held while calling the network or completing
  * a user's future. The sender thread waits on {@link #awaitWork} and every change that may make a
@@ -30,8 +39,13 @@ import java.util.concurrent.locks.ReentrantLock;
 final class RecordAccumulator {
     private final int batchSize;
     private final long lingerMs;
+    private final long bufferMemory;
+    private final Time time;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition work = lock.newCondition();
+    private final Condition memoryFreed = lock.newCondition();
+    /** Estimated bytes of the records queued or in flight; at most bufferMemory. Guarded by lock. */
+    private long bufferUsed;
     private final Map<TopicPartition, Deque<ProducerBatch>> queues = new LinkedHashMap<>();
     private final Set<TopicPartition> muted = new java.util.HashSet<>();
     private final Set<ProducerBatch> incomplete = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -39,13 +53,71 @@ final class RecordAccumulator {
     private boolean closing;
     private boolean signalled;
 
-    /** Drained batches grouped by leader, and when the sender should look again. */
-    record Drained(Map<BrokerAddress, List<ProducerBatch>> byLeader, boolean leaderUnknown, long nextCheckDelayMs) {
+    /**
+     * Drained batches by leader, then by partition (each partition's in queue order), and when the
+     * sender should look again.
+     */
+    record Drained(Map<BrokerAddress, Map<TopicPartition, List<ProducerBatch>>> byLeader, boolean leaderUnknown,
+                   long nextCheckDelayMs) {
     }
 
-    RecordAccumulator(int batchSize, long lingerMs) {
+    RecordAccumulator(int batchSize, long lingerMs, long bufferMemory, Time time) {
         this.batchSize = batchSize;
         this.lingerMs = lingerMs;
+        this.bufferMemory = bufferMemory;
+        this.time = time;
+    }
+
+    /**
+     * Takes {@code bytes} of buffer.memory for a record about to be appended, waiting until answered
+     * batches free enough or {@code deadlineMs} (on the producer's clock) passes.
+     *
+     * @throws TidelineClientException REQUEST_TIMED_OUT when the buffer stayed full until the deadline
+     *                                 (Kafka's BufferExhaustedException), or the wait was interrupted
+     */
+    void reserve(int bytes, long deadlineMs) {
+        lock.lock();
+        try {
+            while (bufferUsed + bytes > bufferMemory) {
+                long remaining = deadlineMs - time.milliseconds();
+                if (remaining <= 0) {
+                    throw new TidelineClientException(Errors.REQUEST_TIMED_OUT, "Failed to allocate " + bytes
+                            + " bytes within the configured max blocking time (max.block.ms). Total memory: "
+                            + bufferMemory + " bytes (buffer.memory). Available memory: " + (bufferMemory - bufferUsed)
+                            + " bytes.");
+                }
+                memoryFreed.await(remaining, TimeUnit.MILLISECONDS);
+            }
+            bufferUsed += bytes;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TidelineClientException(Errors.REQUEST_TIMED_OUT, "Interrupted while waiting for buffer memory");
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Bytes of buffer.memory in use (records queued or in flight). */
+    long bufferUsed() {
+        lock.lock();
+        try {
+            return bufferUsed;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Under the lock. */
+    private void free(long bytes) {
+        bufferUsed -= bytes;
+        memoryFreed.signalAll();
+    }
+
+    /** A batch is answered for good (done, failed, expired or aborted): its records leave the buffer. Under the lock. */
+    private void finish(ProducerBatch batch) {
+        if (incomplete.remove(batch)) {
+            free(batch.reservedBytes());
+        }
     }
 
     /**
@@ -81,25 +153,26 @@ final class RecordAccumulator {
     }
 
     /**
-     * Takes the head batch of every unmuted partition that is ready (full, followed by another batch,
-     * lingered long enough, a retry whose backoff passed, or a flush or close in progress) and whose
-     * leader is known, at most {@code maxRequestSize} estimated bytes per leader (always one batch).
+     * Takes the ready batches at the head of every unmuted partition whose leader is known: a batch is
+     * ready when it is full, followed by another batch, lingered long enough, a retry whose backoff
+     * passed, or a flush or close is in progress. At most {@code maxRequestSize} estimated bytes per
+     * leader (always at least one batch), so the partitions of a leader share its request.
      */
     Drained drain(long nowMs, ClusterSnapshot cluster, int maxRequestSize) {
         lock.lock();
         try {
-            Map<BrokerAddress, List<ProducerBatch>> byLeader = new LinkedHashMap<>();
+            Map<BrokerAddress, Map<TopicPartition, List<ProducerBatch>>> byLeader = new LinkedHashMap<>();
             Map<BrokerAddress, Integer> sizes = new LinkedHashMap<>();
             boolean leaderUnknown = false;
             long next = Long.MAX_VALUE;
             boolean forceReady = flushesInProgress > 0 || closing;
             for (Map.Entry<TopicPartition, Deque<ProducerBatch>> e : queues.entrySet()) {
-                ProducerBatch head = e.getValue().peekFirst();
+                Deque<ProducerBatch> queue = e.getValue();
+                ProducerBatch head = queue.peekFirst();
                 if (head == null || muted.contains(e.getKey())) {
                     continue;
                 }
-                long readyAt = head.attempts > 0 ? head.retryAtMs
-                        : head.isFull() || e.getValue().size() > 1 || forceReady ? nowMs : head.createdMs + lingerMs;
+                long readyAt = readyAt(head, queue, forceReady);
                 if (readyAt > nowMs) {
                     next = Math.min(next, readyAt - nowMs);
                     continue;
@@ -110,21 +183,36 @@ final class RecordAccumulator {
                     continue;
                 }
                 int used = sizes.getOrDefault(leader.address(), 0);
-                if (used > 0 && used + head.estimatedSize() > maxRequestSize) {
-                    next = 0;
+                List<ProducerBatch> taken = new ArrayList<>();
+                while (head != null && readyAt(head, queue, forceReady) <= nowMs
+                        && (used == 0 || used + head.estimatedSize() <= maxRequestSize)) {
+                    queue.pollFirst();
+                    head.close();
+                    head.attempts++;
+                    taken.add(head);
+                    used += head.estimatedSize();
+                    head = queue.peekFirst();
+                }
+                if (taken.isEmpty()) {
+                    next = 0; // this leader's request is full: the partition goes in the next one
                     continue;
                 }
-                sizes.put(leader.address(), used + head.estimatedSize());
-                e.getValue().pollFirst();
-                head.close();
-                head.attempts++;
+                sizes.put(leader.address(), used);
                 muted.add(e.getKey());
-                byLeader.computeIfAbsent(leader.address(), a -> new ArrayList<>()).add(head);
+                byLeader.computeIfAbsent(leader.address(), a -> new LinkedHashMap<>()).put(e.getKey(), taken);
             }
             return new Drained(byLeader, leaderUnknown, next);
         } finally {
             lock.unlock();
         }
+    }
+
+    /** When {@code batch}, the head of {@code queue}, may go. Under the lock. */
+    private long readyAt(ProducerBatch batch, Deque<ProducerBatch> queue, boolean forceReady) {
+        if (batch.attempts > 0) {
+            return batch.retryAtMs;
+        }
+        return batch.isFull() || queue.size() > 1 || forceReady ? Long.MIN_VALUE : batch.createdMs + lingerMs;
     }
 
     /** Removes queued (not in-flight) batches older than {@code deliveryTimeoutMs}; the caller fails them. */
@@ -137,7 +225,7 @@ final class RecordAccumulator {
                     ProducerBatch batch = it.next();
                     if (nowMs - batch.createdMs >= deliveryTimeoutMs) {
                         it.remove();
-                        incomplete.remove(batch);
+                        finish(batch);
                         expired.add(batch);
                     }
                 }
@@ -148,25 +236,31 @@ final class RecordAccumulator {
         }
     }
 
-    /** The answer for an in-flight batch is final (success or failure): unmute its partition. */
+    /** The answer for an in-flight batch is final (success or failure): unmute its partition, free its memory. */
     void completed(ProducerBatch batch) {
         lock.lock();
         try {
             muted.remove(batch.tp);
-            incomplete.remove(batch);
+            finish(batch);
             signal();
         } finally {
             lock.unlock();
         }
     }
 
-    /** An in-flight batch failed with a retriable error: back to the head of its queue. */
-    void reenqueue(ProducerBatch batch, long retryAtMs) {
+    /**
+     * In-flight batches of one partition failed with a retriable error: back to the head of its queue,
+     * in their order, ahead of what was queued after them.
+     */
+    void reenqueue(List<ProducerBatch> batches, long retryAtMs) {
         lock.lock();
         try {
-            batch.retryAtMs = retryAtMs;
-            queues.computeIfAbsent(batch.tp, k -> new ArrayDeque<>()).addFirst(batch);
-            muted.remove(batch.tp);
+            for (int i = batches.size() - 1; i >= 0; i--) {
+                ProducerBatch batch = batches.get(i);
+                batch.retryAtMs = retryAtMs;
+                queues.computeIfAbsent(batch.tp, k -> new ArrayDeque<>()).addFirst(batch);
+                muted.remove(batch.tp);
+            }
             signal();
         } finally {
             lock.unlock();
@@ -178,7 +272,7 @@ final class RecordAccumulator {
         lock.lock();
         try {
             List<ProducerBatch> all = new ArrayList<>(incomplete);
-            incomplete.clear();
+            all.forEach(this::finish);
             queues.clear();
             muted.clear();
             return all;
@@ -242,6 +336,7 @@ final class RecordAccumulator {
         lock.lock();
         try {
             signal();
+            memoryFreed.signalAll();
         } finally {
             lock.unlock();
         }

@@ -1,6 +1,7 @@
 package io.tideline.client;
 
 import com.google.protobuf.ByteString;
+import com.google.protobuf.UnsafeByteOperations;
 import io.tideline.client.internals.BrokerAddress;
 import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
@@ -10,6 +11,7 @@ import io.tideline.proto.client.ProducePartition;
 import io.tideline.proto.client.ProducePartitionResponse;
 import io.tideline.proto.client.ProduceRequest;
 import io.tideline.proto.client.ProduceResponse;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -98,7 +100,7 @@ final class Sender implements Runnable {
                 wait = Math.min(wait, lastRefreshMs + config.retryBackoffMs() - now);
             }
         }
-        drained.byLeader().forEach((leader, batches) -> send(leader, batches, now));
+        drained.byLeader().forEach((leader, partitions) -> send(leader, partitions, now));
         // Expiry is checked on every turn; a queued batch must not outlive its deadline by a long wait.
         wait = Math.min(wait, config.deliveryTimeoutMs());
         accumulator.awaitWork(Math.max(0, wait));
@@ -112,14 +114,19 @@ final class Sender implements Runnable {
         }
     }
 
-    private void send(BrokerAddress leader, List<ProducerBatch> batches, long now) {
+    private void send(BrokerAddress leader, Map<TopicPartition, List<ProducerBatch>> partitions, long now) {
         ProduceRequest.Builder request = ProduceRequest.newBuilder()
                 .setAcks(config.acks()).setTimeoutMs(config.requestTimeoutMs());
-        for (ProducerBatch batch : batches) {
-            request.addPartitions(ProducePartition.newBuilder()
-                    .setTopic(batch.tp.topic()).setPartition(batch.tp.partition())
-                    .setRecords(ByteString.copyFrom(batch.toRecords().buffer())));
-        }
+        partitions.forEach((tp, batches) -> {
+            // The batches of a partition travel back to back in one records field; each is freshly built
+            // and never touched again, so it is wrapped rather than copied.
+            ByteString records = ByteString.EMPTY;
+            for (ProducerBatch batch : batches) {
+                records = records.concat(UnsafeByteOperations.unsafeWrap(batch.toRecords().buffer()));
+            }
+            request.addPartitions(ProducePartition.newBuilder().setTopic(tp.topic()).setPartition(tp.partition())
+                    .setRecords(records));
+        });
         String target = "Produce to " + leader;
         CompletableFuture<ProduceResponse> call;
         try {
@@ -130,66 +137,80 @@ final class Sender implements Runnable {
         }
         if (config.acks() == 0) {
             // Nobody waits for the leader; the answer only unmutes the partitions (keeping the order).
-            batches.forEach(b -> b.complete(-1));
+            partitions.values().forEach(batches -> batches.forEach(b -> b.complete(-1)));
         }
-        call.whenComplete((response, error) -> handle(batches, response, error, now));
+        call.whenComplete((response, error) -> handle(partitions, response, error));
     }
 
-    private void handle(List<ProducerBatch> batches, ProduceResponse response, Throwable error, long sentMs) {
+    private void handle(Map<TopicPartition, List<ProducerBatch>> partitions, ProduceResponse response, Throwable error) {
         long now = time.milliseconds();
         if (config.acks() == 0) {
-            batches.forEach(accumulator::completed);
+            partitions.values().forEach(batches -> batches.forEach(accumulator::completed));
             return;
         }
         if (error != null) {
             TidelineClientException cause = Rpc.transportError("Produce", Rpc.unwrap(error));
             boolean retriable = Rpc.retriable(cause);
-            for (ProducerBatch batch : batches) {
-                onError(batch, cause, retriable, null, now);
-            }
+            partitions.values().forEach(batches -> onError(batches, cause, retriable, null, now));
             return;
         }
         Map<TopicPartition, ProducePartitionResponse> answers = new HashMap<>();
         for (ProducePartitionResponse p : response.getPartitionsList()) {
             answers.put(new TopicPartition(p.getTopic(), p.getPartition()), p);
         }
-        for (ProducerBatch batch : batches) {
-            ProducePartitionResponse answer = answers.get(batch.tp);
+        partitions.forEach((tp, batches) -> {
+            ProducePartitionResponse answer = answers.get(tp);
             if (answer == null) {
-                onError(batch, new TidelineClientException(Errors.UNKNOWN_SERVER_ERROR,
-                        batch.tp + ": the Produce answer does not mention this partition"), false, null, now);
-                continue;
+                onError(batches, new TidelineClientException(Errors.UNKNOWN_SERVER_ERROR,
+                        tp + ": the Produce answer does not mention this partition"), false, null, now);
+                return;
             }
             Errors code = Errors.forCode(answer.getErrorCode());
             if (code == Errors.NONE) {
-                accumulator.completed(batch);
-                batch.complete(answer.getBaseOffset());
+                // The leader appended the batches together: they hold consecutive offsets from the base.
+                long base = answer.getBaseOffset();
+                for (ProducerBatch batch : batches) {
+                    accumulator.completed(batch);
+                    batch.complete(base);
+                    base += batch.recordCount();
+                }
             } else {
                 String message = answer.getErrorMessage().isEmpty() ? code.defaultMessage() : answer.getErrorMessage();
-                onError(batch, new TidelineClientException(code, batch.tp + ": " + code + ": " + message),
+                onError(batches, new TidelineClientException(code, tp + ": " + code + ": " + message),
                         code.retriable(), answer.hasCurrentLeader() ? answer.getCurrentLeader() : null, now);
             }
-        }
+        });
     }
 
-    private void onError(ProducerBatch batch, TidelineClientException error, boolean retriable, LeaderHint hint,
-                         long now) {
-        batch.lastError = error;
-        boolean inTime = now - batch.createdMs < config.deliveryTimeoutMs();
-        if (retriable && inTime && batch.attempts <= config.retries() && !forceClose) {
+    /** The batches of one partition sent together failed together: retry them all in order, or fail them. */
+    private void onError(List<ProducerBatch> batches, TidelineClientException error, boolean retriable,
+                         LeaderHint hint, long now) {
+        ProducerBatch first = batches.get(0);
+        List<ProducerBatch> retry = new ArrayList<>();
+        List<ProducerBatch> failed = new ArrayList<>();
+        for (ProducerBatch batch : batches) {
+            batch.lastError = error;
+            boolean inTime = now - batch.createdMs < config.deliveryTimeoutMs();
+            (retriable && inTime && batch.attempts <= config.retries() && !forceClose ? retry : failed).add(batch);
+        }
+        if (!retry.isEmpty()) {
             if (needsMetadata(error.error())) {
-                metadata.applyLeaderHint(batch.tp, hint);
+                metadata.applyLeaderHint(first.tp, hint);
                 metadata.requestUpdate();
             }
-            log.debug("retrying {} record(s) for {} (attempt {}): {}", batch.recordCount(), batch.tp,
-                    batch.attempts + 1, error.getMessage());
-            accumulator.reenqueue(batch, now + config.retryBackoffMs());
-            return;
+            log.debug("retrying {} batch(es) for {} (attempt {}): {}", retry.size(), first.tp, first.attempts + 1,
+                    error.getMessage());
+            // Back at the head of the queue before the partition is unmuted by a failed batch below, so that
+            // nothing queued after them can overtake them.
+            accumulator.reenqueue(retry, now + config.retryBackoffMs());
         }
-        accumulator.completed(batch);
-        RuntimeException failure = retriable && !inTime ? expiredError(batch, now) : error;
-        log.warn("failed to deliver {} record(s) to {}: {}", batch.recordCount(), batch.tp, failure.getMessage());
-        batch.fail(failure);
+        for (ProducerBatch batch : failed) {
+            accumulator.completed(batch);
+            RuntimeException failure = retriable && now - batch.createdMs >= config.deliveryTimeoutMs()
+                    ? expiredError(batch, now) : error;
+            log.warn("failed to deliver {} record(s) to {}: {}", batch.recordCount(), batch.tp, failure.getMessage());
+            batch.fail(failure);
+        }
     }
 
     /** The leader may have moved (or the topic just appeared): the leader's own overload errors need no refresh. */

@@ -17,7 +17,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Sends records to the leaders of their partitions, like Kafka's {@code KafkaProducer}: records are
  * grouped per partition into batches (batch.size, linger.ms) that a background thread sends, one
- * batch in flight per partition so that order is kept; retriable errors (NOT_LEADER_OR_FOLLOWER,
+ * request in flight per partition so that order is kept, carrying every batch that became ready while
+ * the previous one was answered (up to max.request.size); records waiting or in flight hold at most
+ * buffer.memory, and send() blocks up to max.block.ms for room; retriable errors (NOT_LEADER_OR_FOLLOWER,
  * UNKNOWN_TOPIC_OR_PARTITION, REQUEST_TIMED_OUT, NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS_AFTER_APPEND,
  * an unreachable broker) refresh the metadata and retry after retry.backoff.ms until retries or
  * delivery.timeout.ms run out. Each record's future completes with its offset, or fails with a
@@ -57,7 +59,7 @@ public final class TidelineProducer implements AutoCloseable {
         this.time = Objects.requireNonNull(time, "time");
         this.channels = new BrokerChannels(Objects.requireNonNull(channelFactory, "channelFactory"));
         this.metadata = new MetadataManager(config.bootstrapServers(), channels, config.requestTimeoutMs());
-        this.accumulator = new RecordAccumulator(config.batchSize(), config.lingerMs());
+        this.accumulator = new RecordAccumulator(config.batchSize(), config.lingerMs(), config.bufferMemory(), time);
         this.sender = new Sender(config, accumulator, metadata, channels, topics, time);
         String suffix = config.clientId().isEmpty() ? "" : " | " + config.clientId();
         this.senderThread = new Thread(sender, "tideline-producer-network-thread" + suffix);
@@ -67,10 +69,12 @@ public final class TidelineProducer implements AutoCloseable {
     }
 
     /**
-     * Queues {@code record} for its partition. Blocks only while the topic's metadata is unknown, at most
-     * max.block.ms. Bad or undeliverable records never throw here: the future fails, with
+     * Queues {@code record} for its partition. Blocks while the topic's metadata is unknown and while
+     * buffer.memory is full (records waiting or in flight), together at most max.block.ms, as Kafka's
+     * producer does. Bad or undeliverable records never throw here: the future fails, with
      * UNKNOWN_TOPIC_OR_PARTITION (no such topic or partition after max.block.ms), RECORD_TOO_LARGE (cannot
-     * fit in max.request.size) or whatever the broker answered.
+     * fit in max.request.size or buffer.memory), REQUEST_TIMED_OUT (the buffer stayed full for
+     * max.block.ms) or whatever the broker answered.
      *
      * @throws IllegalStateException after {@link #close()}
      */
@@ -80,15 +84,19 @@ public final class TidelineProducer implements AutoCloseable {
             throw new IllegalStateException("Cannot send after the producer is closed");
         }
         CompletableFuture<RecordMetadata> future = new CompletableFuture<>();
-        int size = ProducerBatch.BATCH_OVERHEAD + ProducerBatch.estimateRecordSize(record.key(), record.value());
-        if (size > config.maxRequestSize()) {
+        long deadline = time.milliseconds() + config.maxBlockMs();
+        int recordSize = ProducerBatch.estimateRecordSize(record.key(), record.value());
+        int size = ProducerBatch.BATCH_OVERHEAD + recordSize;
+        if (size > config.maxRequestSize() || recordSize > config.bufferMemory()) {
             future.completeExceptionally(new TidelineClientException(Errors.RECORD_TOO_LARGE, "The record is about "
-                    + size + " bytes serialized, more than max.request.size=" + config.maxRequestSize()));
+                    + size + " bytes serialized, more than " + (size > config.maxRequestSize()
+                    ? "max.request.size=" + config.maxRequestSize() : "buffer.memory=" + config.bufferMemory())));
             return future;
         }
         int numPartitions;
         try {
             numPartitions = waitOnMetadata(record.topic(), record.partition());
+            accumulator.reserve(recordSize, deadline);
         } catch (TidelineClientException e) {
             future.completeExceptionally(e);
             return future;

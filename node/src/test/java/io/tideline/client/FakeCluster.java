@@ -122,6 +122,8 @@ final class FakeCluster implements AutoCloseable {
 
     /** Consulted for each produced partition at its leader; a non-NONE answer is returned instead of appending. */
     volatile BiFunction<Integer, ProducePartition, Errors> produceHook = (broker, p) -> Errors.NONE;
+    /** Produce requests wait for this before they are appended and answered; completed (open) by default. */
+    volatile java.util.concurrent.CompletableFuture<Void> produceGate = java.util.concurrent.CompletableFuture.completedFuture(null);
     final List<Received<ProduceRequest>> produceRequests = new CopyOnWriteArrayList<>();
     final List<Received<FetchRequest>> fetchRequests = new CopyOnWriteArrayList<>();
     final List<Received<MetadataRequest>> metadataRequests = new CopyOnWriteArrayList<>();
@@ -378,7 +380,8 @@ final class FakeCluster implements AutoCloseable {
         @Override
         public void produce(ProduceRequest request, StreamObserver<ProduceResponse> observer) {
             produceRequests.add(new Received<>(id, request));
-            answer(observer, FakeCluster.this.produce(id, request));
+            // Answered (and appended) once the gate opens: a leader slower than the producer.
+            produceGate.thenRun(() -> answer(observer, FakeCluster.this.produce(id, request)));
         }
 
         @Override

@@ -271,6 +271,116 @@ class TidelineProducerTest {
     }
 
     @Test
+    void whileARequestIsInFlightTheNextOneGathersEveryReadyBatchOfThePartitionInOrder() {
+        cluster.createTopic("orders", 1);
+        cluster.produceGate = new CompletableFuture<>();
+        // Two 40-byte records per 250-byte batch; the first request holds the first batch only.
+        TidelineProducer producer = producer(Time.SYSTEM, "linger.ms", "0", "batch.size", "250");
+        List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
+        futures.add(producer.send(new ProducerRecord("orders", 0, null, bytes("v0"))));
+        await().atMost(BOUND).until(() -> cluster.produceRequests.size() == 1);
+        for (int i = 1; i <= 8; i++) {
+            futures.add(producer.send(new ProducerRecord("orders", 0, null, bytes("v" + i))));
+        }
+        await().during(Duration.ofMillis(200)).atMost(BOUND).until(() -> cluster.produceRequests.size() == 1);
+
+        cluster.produceGate.complete(null);
+        await().atMost(BOUND).until(() -> futures.stream().allMatch(CompletableFuture::isDone));
+        assertEquals(2, cluster.produceRequests.size(), "the eight records waiting went in one request");
+        MemoryRecords second = MemoryRecords.readableRecords(cluster.produceRequests.get(1).request().getPartitions(0)
+                .getRecords().asReadOnlyByteBuffer());
+        assertTrue(second.batches().size() >= 2, "several batches of one partition in one request");
+        for (int i = 0; i <= 8; i++) {
+            assertEquals(i, futures.get(i).join().offset(), "record " + i);
+        }
+        assertEquals(List.of("v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8"), values(cluster.records(TP0)));
+    }
+
+    @Test
+    void batchesRetriedTogetherKeepTheirOrderAheadOfLaterRecords() {
+        cluster.createTopic("orders", 1);
+        cluster.produceGate = new CompletableFuture<>();
+        AtomicInteger refusals = new AtomicInteger(1);
+        cluster.produceHook = (broker, p) -> MemoryRecords.readableRecords(p.getRecords().asReadOnlyByteBuffer())
+                .batches().size() > 1 && refusals.getAndDecrement() > 0 ? Errors.NOT_ENOUGH_REPLICAS : Errors.NONE;
+        TidelineProducer producer = producer(Time.SYSTEM, "linger.ms", "0", "batch.size", "250");
+        List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
+        futures.add(producer.send(new ProducerRecord("orders", 0, null, bytes("v0"))));
+        await().atMost(BOUND).until(() -> cluster.produceRequests.size() == 1);
+        for (int i = 1; i <= 6; i++) {
+            futures.add(producer.send(new ProducerRecord("orders", 0, null, bytes("v" + i))));
+        }
+        cluster.produceGate.complete(null);
+        // The multi-batch request is refused once; its batches go back ahead of anything sent meanwhile.
+        await().atMost(BOUND).until(() -> refusals.get() < 0 || cluster.produceRequests.size() >= 3);
+        for (int i = 7; i <= 9; i++) {
+            futures.add(producer.send(new ProducerRecord("orders", 0, null, bytes("v" + i))));
+        }
+        producer.flush();
+        for (int i = 0; i <= 9; i++) {
+            assertEquals(i, futures.get(i).join().offset(), "record " + i);
+        }
+        assertEquals(List.of("v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"), values(cluster.records(TP0)));
+    }
+
+    @Test
+    void aFullBufferBlocksSendUntilAnswersFreeRoom() throws Exception {
+        cluster.createTopic("orders", 1);
+        cluster.produceGate = new CompletableFuture<>();
+        // Each 100-byte value takes 132 bytes of the buffer: three fit in 400.
+        TidelineProducer producer = producer(Time.SYSTEM, "linger.ms", "0", "buffer.memory", "400",
+                "max.block.ms", "30000");
+        List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            futures.add(producer.send(new ProducerRecord("orders", 0, null, new byte[100])));
+        }
+        CompletableFuture<CompletableFuture<RecordMetadata>> fourth = CompletableFuture.supplyAsync(
+                () -> producer.send(new ProducerRecord("orders", 0, null, new byte[100])));
+        await().during(Duration.ofMillis(300)).atMost(BOUND).until(() -> !fourth.isDone());
+
+        cluster.produceGate.complete(null);
+        CompletableFuture<RecordMetadata> sent = fourth.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertEquals(3L, sent.get(10, java.util.concurrent.TimeUnit.SECONDS).offset());
+        for (int i = 0; i < 3; i++) {
+            assertEquals(i, futures.get(i).join().offset());
+        }
+    }
+
+    @Test
+    void aBufferFullForMaxBlockMsFailsTheRecordWithoutSendingIt() {
+        cluster.createTopic("orders", 1);
+        cluster.produceGate = new CompletableFuture<>();
+        TidelineProducer producer = producer(Time.SYSTEM, "linger.ms", "0", "buffer.memory", "400",
+                "max.block.ms", "200");
+        for (int i = 0; i < 3; i++) {
+            producer.send(new ProducerRecord("orders", 0, null, new byte[100]));
+        }
+        long start = System.nanoTime();
+        CompletableFuture<RecordMetadata> refused = producer.send(new ProducerRecord("orders", 0, null, new byte[100]));
+        long blockedMs = (System.nanoTime() - start) / 1_000_000;
+        assertTrue(blockedMs >= 150, "send() blocked for max.block.ms, not " + blockedMs + " ms");
+        TidelineClientException e = assertInstanceOf(TidelineClientException.class,
+                assertThrows(CompletionException.class, refused::join).getCause());
+        assertEquals(Errors.REQUEST_TIMED_OUT, e.error());
+        assertTrue(e.getMessage().contains("buffer.memory"), e.getMessage());
+
+        cluster.produceGate.complete(null);
+        producer.flush();
+        assertEquals(3, cluster.records(TP0).size(), "the refused record never went out");
+    }
+
+    @Test
+    void aRecordLargerThanTheWholeBufferIsRefusedAtOnce() {
+        cluster.createTopic("orders", 1);
+        TidelineProducer producer = producer(Time.SYSTEM, "buffer.memory", "1000");
+        TidelineClientException e = assertInstanceOf(TidelineClientException.class, assertThrows(
+                CompletionException.class, producer.send(new ProducerRecord("orders", 0, null, new byte[2000]))::join)
+                .getCause());
+        assertEquals(Errors.RECORD_TOO_LARGE, e.error());
+        assertTrue(e.getMessage().contains("buffer.memory"), e.getMessage());
+    }
+
+    @Test
     void badSettingsAreRefusedNamingTheKey() {
         Map<String, Object> tooShort = Map.of("bootstrap.servers", "h:1", "delivery.timeout.ms", "100");
         ConfigException e = assertThrows(ConfigException.class, () -> new ProducerConfig(tooShort));

@@ -35,6 +35,7 @@ public final class ReplicationConfig extends AbstractConfig {
     public static final String REPLICA_FETCH_OUT_OF_RANGE_POLICY_CONFIG = "replica.fetch.out.of.range.policy";
     public static final String MIN_INSYNC_REPLICAS_CONFIG = "min.insync.replicas";
     public static final String ISR_CHANGE_TIMEOUT_MS_CONFIG = "replica.isr.change.timeout.ms";
+    public static final String FETCH_MAX_BYTES_CONFIG = "fetch.max.bytes";
 
     private static final ConfigDef CONFIG = new ConfigDef()
             .define(REPLICA_LAG_TIME_MAX_MS_CONFIG, LONG, REPLICA_LAG_TIME_MAX_MS_DEFAULT, Range.atLeast(1), HIGH,
@@ -68,6 +69,10 @@ public final class ReplicationConfig extends AbstractConfig {
             .define(MIN_INSYNC_REPLICAS_CONFIG, INT, 1, Range.atLeast(1), HIGH,
                     "Default for the topic key: acks=all produce needs this many in-sync replicas, and the "
                     + "high watermark does not advance with fewer.")
+            .define(FETCH_MAX_BYTES_CONFIG, INT, 55 * 1024 * 1024, Range.atLeast(1024), MEDIUM,
+                    "The most record bytes a leader returns for one fetch, from a consumer or a follower, "
+                    + "whatever the request asks (one whole batch still goes when it alone is larger). "
+                    + "Kafka's broker key and default.")
             .define(ISR_CHANGE_TIMEOUT_MS_CONFIG, LONG, 30_000L, Range.atLeast(1), LOW,
                     "How long a leader waits for the controller to answer an ISR change before it treats "
                     + "the change as refused and may propose again.");
@@ -132,6 +137,11 @@ public final class ReplicationConfig extends AbstractConfig {
 
     public int minInsyncReplicas() {
         return getInt(MIN_INSYNC_REPLICAS_CONFIG);
+    }
+
+    /** fetch.max.bytes: the leader's cap on one fetch answer (replica.fetch.max.bytes is the follower's ask). */
+    public int servedFetchMaxBytes() {
+        return getInt(FETCH_MAX_BYTES_CONFIG);
     }
 
     public long isrChangeTimeoutMs() {

@@ -94,11 +94,14 @@ public final class ClientApiService extends ClientServiceGrpc.ClientServiceImplB
             respond(observer, ProduceResponse.newBuilder().addAllPartitions(answered).build());
             return;
         }
+        // The answer needs the partitions only: an acks=all produce parked until the high watermark passes
+        // its records must not keep the records themselves reachable (they are on disk by now).
+        List<TopicPartition> appended = List.copyOf(toAppend.keySet());
         replicaManager.appendRecords(toAppend, request.getAcks(), request.getTimeoutMs()).whenComplete((results, e) -> {
             ProduceResponse.Builder b = ProduceResponse.newBuilder().addAllPartitions(answered);
             if (e != null) {
                 log.error("Produce failed", e);
-                toAppend.keySet().forEach(tp -> b.addPartitions(produceError(tp, Errors.UNKNOWN_SERVER_ERROR,
+                appended.forEach(tp -> b.addPartitions(produceError(tp, Errors.UNKNOWN_SERVER_ERROR,
                         String.valueOf(e.getMessage()), image.get())));
             } else {
                 results.forEach((tp, r) -> b.addPartitions(produceResult(tp, r)));

@@ -1,7 +1,9 @@
 package io.tideline.node.server;
 
 import static io.tideline.common.config.ConfigDef.Importance.HIGH;
+import static io.tideline.common.config.ConfigDef.Importance.LOW;
 import static io.tideline.common.config.ConfigDef.Importance.MEDIUM;
+import static io.tideline.common.config.ConfigDef.Type.INT;
 import static io.tideline.common.config.ConfigDef.Type.LONG;
 import static io.tideline.common.config.ConfigDef.Type.STRING;
 
@@ -36,6 +38,11 @@ public final class ServerConfig extends AbstractConfig {
     public static final String LISTENERS_CONFIG = "listeners";
     public static final String ADVERTISED_LISTENERS_CONFIG = "advertised.listeners";
     public static final String CONTROLLED_SHUTDOWN_TIMEOUT_MS_CONFIG = "controlled.shutdown.timeout.ms";
+    public static final String SOCKET_REQUEST_MAX_BYTES_CONFIG = "socket.request.max.bytes";
+    public static final String QUEUED_MAX_REQUEST_BYTES_CONFIG = "queued.max.request.bytes";
+    public static final String NUM_IO_THREADS_CONFIG = "num.io.threads";
+    public static final String MAX_CONCURRENT_CALLS_PER_CONNECTION_CONFIG = "grpc.max.concurrent.calls.per.connection";
+    public static final String FLOW_CONTROL_WINDOW_BYTES_CONFIG = "grpc.flow.control.window.bytes";
 
     private static final ConfigDef CONFIG = MetricsHttpConfig.define(new ConfigDef())
             .define(LISTENERS_CONFIG, STRING, "PLAINTEXT://127.0.0.1:9092", HIGH,
@@ -46,7 +53,25 @@ public final class ServerConfig extends AbstractConfig {
                     + "one, NAME://host:port; defaults to listeners (then the host must not be empty).")
             .define(CONTROLLED_SHUTDOWN_TIMEOUT_MS_CONFIG, LONG, 30_000L, Range.atLeast(0), MEDIUM,
                     "On SIGTERM, how long the broker waits for the controller to move its leaderships away "
-                    + "before it stops anyway (the logs are still closed cleanly).");
+                    + "before it stops anyway (the logs are still closed cleanly).")
+            .define(SOCKET_REQUEST_MAX_BYTES_CONFIG, INT, 100 * 1024 * 1024, Range.atLeast(1024), HIGH,
+                    "The largest request the listener reads, in bytes; a larger one fails with gRPC's "
+                    + "RESOURCE_EXHAUSTED before anything of it is applied. Kafka's key and default.")
+            .define(QUEUED_MAX_REQUEST_BYTES_CONFIG, LONG, 100L * 1024 * 1024, Range.atLeast(1), HIGH,
+                    "The bytes of received requests the node holds before it has handled them; past it, it "
+                    + "stops reading new requests until room frees, so clients feel back-pressure instead of "
+                    + "the node running out of heap (parked acks=all produces and fetches hold none). At "
+                    + "least socket.request.max.bytes. Kafka's key; unlike Kafka's -1 default it is bounded.")
+            .define(NUM_IO_THREADS_CONFIG, INT, 8, Range.atLeast(1), MEDIUM,
+                    "Threads that handle requests (produce appends, fetch reads, admin calls); a fixed pool, "
+                    + "so the thread count does not follow the load.")
+            .define(MAX_CONCURRENT_CALLS_PER_CONNECTION_CONFIG, INT, 100, Range.atLeast(1), LOW,
+                    "Requests one client connection may have open at once (HTTP/2 MAX_CONCURRENT_STREAMS); "
+                    + "a client with more waits for one to finish. With fetch.max.bytes it bounds the answers "
+                    + "a connection can have queued.")
+            .define(FLOW_CONTROL_WINDOW_BYTES_CONFIG, INT, 1024 * 1024, Range.atLeast(64 * 1024), LOW,
+                    "The HTTP/2 flow-control window of each call and connection (fixed, not auto-tuned): the "
+                    + "most a peer may send on a connection before the node has read it.");
 
     private final NodeConfig node;
     private final StoreConfig store;
@@ -62,6 +87,10 @@ public final class ServerConfig extends AbstractConfig {
         this.listener = Listener.parse(LISTENERS_CONFIG, getString(LISTENERS_CONFIG));
         String adv = getString(ADVERTISED_LISTENERS_CONFIG);
         this.advertised = adv == null ? listener : Listener.parse(ADVERTISED_LISTENERS_CONFIG, adv);
+        if (getLong(QUEUED_MAX_REQUEST_BYTES_CONFIG) < getInt(SOCKET_REQUEST_MAX_BYTES_CONFIG)) {
+            throw new ConfigException(QUEUED_MAX_REQUEST_BYTES_CONFIG, getLong(QUEUED_MAX_REQUEST_BYTES_CONFIG),
+                    "must be at least socket.request.max.bytes (" + getInt(SOCKET_REQUEST_MAX_BYTES_CONFIG) + ")");
+        }
         if (advertised.host().isEmpty()) {
             throw new ConfigException(adv == null ? LISTENERS_CONFIG : ADVERTISED_LISTENERS_CONFIG, advertised.toString(),
                     "other nodes need a host to reach this one: set advertised.listeners with a host");
@@ -185,5 +214,25 @@ public final class ServerConfig extends AbstractConfig {
 
     public long controlledShutdownTimeoutMs() {
         return getLong(CONTROLLED_SHUTDOWN_TIMEOUT_MS_CONFIG);
+    }
+
+    public int socketRequestMaxBytes() {
+        return getInt(SOCKET_REQUEST_MAX_BYTES_CONFIG);
+    }
+
+    public long queuedMaxRequestBytes() {
+        return getLong(QUEUED_MAX_REQUEST_BYTES_CONFIG);
+    }
+
+    public int numIoThreads() {
+        return getInt(NUM_IO_THREADS_CONFIG);
+    }
+
+    public int maxConcurrentCallsPerConnection() {
+        return getInt(MAX_CONCURRENT_CALLS_PER_CONNECTION_CONFIG);
+    }
+
+    public int flowControlWindowBytes() {
+        return getInt(FLOW_CONTROL_WINDOW_BYTES_CONFIG);
     }
 }

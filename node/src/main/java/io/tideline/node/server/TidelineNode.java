@@ -45,6 +45,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -93,6 +94,8 @@ public final class TidelineNode implements AutoCloseable {
     private BrokerLifecycle lifecycle;
     private LogDirFailureHandler logDirFailures;
     private Server server;
+    private ExecutorService requestHandlers;
+    private RequestMemoryPool requestMemory;
     private JmxExport jmx;
     private MetricsHttpServer metricsServer;
     private volatile boolean closed;
@@ -104,11 +107,13 @@ public final class TidelineNode implements AutoCloseable {
         this.channels = channels;
         int id = config.node().nodeId();
         this.scheduler = new ThreadPoolScheduler("tideline-" + id + "-scheduler", 2);
-        this.publisherThread = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "tideline-" + id + "-metadata-publisher");
-            t.setDaemon(true);
-            return t;
-        });
+        this.publisherThread = Executors.newSingleThreadExecutor(r -> daemon(r, "tideline-" + id + "-metadata-publisher"));
+    }
+
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
     }
 
     public static TidelineNode start(ServerConfig config) throws IOException, InterruptedException {
@@ -168,8 +173,17 @@ public final class TidelineNode implements AutoCloseable {
         publisher = new BrokerMetadataPublisher(id, new ReplicaMetadataHandler(id, replicaManager, logManager,
                 new PartitionSettingsResolver(config.replication())));
 
+        requestMemory = new RequestMemoryPool(config.queuedMaxRequestBytes());
+        SocketServerMetrics.register(metrics, requestMemory);
+        AtomicInteger handlerCount = new AtomicInteger();
+        requestHandlers = Executors.newFixedThreadPool(config.numIoThreads(),
+                r -> daemon(r, "tideline-" + id + "-request-handler-" + handlerCount.incrementAndGet()));
         server = NettyServerBuilder.forAddress(new InetSocketAddress(config.listener().bindHost(), config.listener().port()))
-                .maxInboundMessageSize(MAX_MESSAGE_BYTES)
+                .executor(requestHandlers)
+                .maxInboundMessageSize(config.socketRequestMaxBytes())
+                .maxConcurrentCallsPerConnection(config.maxConcurrentCallsPerConnection())
+                .flowControlWindow(config.flowControlWindowBytes())
+                .intercept(requestMemory)
                 .addService(new ClientApiService(id, nodeConfig.clusterId(), this::image, replicaManager,
                         () -> quorumLeaderId()))
                 .addService(new AdminApiService(id, this::image, replicaManager, controllerClient))
@@ -377,6 +391,9 @@ public final class TidelineNode implements AutoCloseable {
         if (server != null) {
             server.shutdown();
             awaitQuietly(server);
+        }
+        if (requestHandlers != null) {
+            requestHandlers.shutdownNow();
         }
         publisherThread.shutdownNow();
         if (metricsServer != null) {

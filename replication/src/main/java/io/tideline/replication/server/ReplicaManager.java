@@ -265,20 +265,25 @@ public final class ReplicaManager implements AutoCloseable {
 
     // ---------------------------------------------------------------- replica fetch (leader side)
 
-    /** Answers a follower's replica fetch, long-polling as the request asks. */
+    /**
+     * Answers a follower's replica fetch, long-polling as the request asks; at most fetch.max.bytes of
+     * records whatever it asks for.
+     */
     public CompletableFuture<Map<TopicPartition, FetchResponseData>> fetchForReplica(int replicaId,
             List<FollowerFetch> fetches, int minBytes, int maxBytes, int maxWaitMs) {
-        return fetchHandler.fetch(replicaId, fetches, minBytes, maxBytes, maxWaitMs);
+        int bounded = Math.min(maxBytes, config.servedFetchMaxBytes());
+        return fetchHandler.fetch(replicaId, fetches, Math.min(minBytes, bounded), bounded, maxWaitMs);
     }
 
     /**
      * A consumer fetch at the leader: records below the high watermark, long-polling with
-     * fetch.min.bytes / fetch.max.wait.ms.
+     * fetch.min.bytes / fetch.max.wait.ms; at most the broker's fetch.max.bytes whatever it asks for.
      */
     public CompletableFuture<Map<TopicPartition, ConsumerFetchResult>> fetchForConsumer(List<ConsumerFetch> fetches,
                                                                                      int minBytes, int maxBytes,
                                                                                      int maxWaitMs) {
-        return consumerFetchHandler.fetch(fetches, minBytes, maxBytes, maxWaitMs).thenApply(results -> {
+        int bounded = Math.min(maxBytes, config.servedFetchMaxBytes());
+        return consumerFetchHandler.fetch(fetches, Math.min(minBytes, bounded), bounded, maxWaitMs).thenApply(results -> {
             results.forEach((tp, r) -> {
                 if (r.error() == Errors.KAFKA_STORAGE_ERROR && partitions.containsKey(tp)) {
                     reportStorageError(tp, new io.tideline.common.errors.TidelineException(r.error(), r.message()));
