@@ -119,6 +119,7 @@ public final class ServerCommand implements Callable<Integer> {
         NodeShutdownHook hook = new NodeShutdownHook(Thread.currentThread(), stopBoundMs, Runtime.getRuntime()::halt);
         // Installed before the start so that a SIGTERM during start-up still closes the logs cleanly.
         hook.install();
+        OutOfMemoryPolicy.apply(config, log);
         TidelineNode node;
         try {
             node = TidelineNode.start(config);

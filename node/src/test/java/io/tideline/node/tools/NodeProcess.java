@@ -48,6 +48,22 @@ final class NodeProcess implements AutoCloseable {
         return new NodeProcess(p, output);
     }
 
+    /**
+     * Starts a node through the launcher, {@code scripts/tideline server}, as an operator does, so that the
+     * JVM options the launcher gives a node are the ones under test; {@code javaOpts} goes in JAVA_OPTS
+     * (after the launcher's defaults, so it wins). The class path is this test's.
+     */
+    static NodeProcess startWithLauncher(Path config, Path output, String javaOpts) throws IOException {
+        Path repo = Path.of(System.getProperty("user.dir")).toAbsolutePath().getParent();
+        ProcessBuilder pb = new ProcessBuilder("bash", repo.resolve("scripts/tideline").toString(), "server",
+                "--config", config.toString()).redirectErrorStream(true).redirectOutput(output.toFile());
+        pb.environment().put("TIDELINE_CLASSPATH", System.getProperty("java.class.path"));
+        pb.environment().put("JAVA_OPTS", javaOpts);
+        Process p = pb.start();
+        p.getOutputStream().close();
+        return new NodeProcess(p, output);
+    }
+
     /** A one-node (broker + controller) setup under a directory: its config file, client port and log dir. */
     record SingleNode(Path config, int clientPort, Path logDir) {
         /** Writes the config, with free loopback ports. */
@@ -139,7 +155,8 @@ final class NodeProcess implements AutoCloseable {
         return awaitExit(atMost);
     }
 
-    private int awaitExit(Duration atMost) throws InterruptedException {
+    /** Waits for the process to end by itself; returns its exit code, or fails after the bound. */
+    int awaitExit(Duration atMost) throws InterruptedException {
         if (!process.waitFor(atMost.toMillis(), TimeUnit.MILLISECONDS)) {
             throw new AssertionError("node process " + pid() + " still running after " + atMost + ":\n" + output());
         }

@@ -23,6 +23,7 @@ import io.tideline.store.segment.LogSegment.TimestampAndOffset;
 import io.tideline.store.segment.RecordsSlice;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -237,15 +238,54 @@ public final class Log implements AutoCloseable {
 
     private void append(MemoryRecords records, List<RecordBatch> batches, LogAppendInfo info) {
         try {
-            LogSegment segment = maybeRoll(records.sizeInBytes(), info);
-            segment.append(records, batches);
-            publishEnd(info.lastOffset() + 1, segment);
+            if (records.sizeInBytes() <= config.segmentBytes()) {
+                appendRun(records, batches, info.firstOffset(), info.lastOffset(), info.maxTimestamp());
+            } else {
+                appendInRuns(records, batches);
+            }
             if (highWatermarkFollowsLogEnd) {
                 highWatermark = logEndOffset;
             }
         } catch (IOException e) {
             throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Append to " + topicPartition + " failed: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * An append larger than a segment (a producer's request carrying several batches of one partition) is
+     * written as runs of whole batches, each at most segment.bytes, with the roll checks before each run,
+     * so it may span segments as separate appends would. It was validated whole before the first run.
+     */
+    private void appendInRuns(MemoryRecords records, List<RecordBatch> batches) throws IOException {
+        ByteBuffer all = records.buffer();
+        int runStart = 0;
+        int runBytes = 0;
+        int position = 0;
+        for (int i = 0; i <= batches.size(); i++) {
+            int size = i < batches.size() ? batches.get(i).sizeInBytes() : 0;
+            if (i == batches.size() || (runBytes > 0 && runBytes + size > config.segmentBytes())) {
+                List<RecordBatch> run = batches.subList(runStart, i);
+                ByteBuffer slice = all.duplicate();
+                slice.position(all.position() + position - runBytes).limit(all.position() + position);
+                long maxTimestamp = RecordBatch.NO_TIMESTAMP;
+                for (RecordBatch batch : run) {
+                    maxTimestamp = Math.max(maxTimestamp, batch.maxTimestamp());
+                }
+                appendRun(MemoryRecords.readableRecords(slice), run, run.get(0).baseOffset(),
+                        run.get(run.size() - 1).lastOffset(), maxTimestamp);
+                runStart = i;
+                runBytes = 0;
+            }
+            runBytes += size;
+            position += size;
+        }
+    }
+
+    private void appendRun(MemoryRecords records, List<RecordBatch> batches, long firstOffset, long lastOffset,
+                           long maxTimestamp) throws IOException {
+        LogSegment segment = maybeRoll(records.sizeInBytes(), firstOffset, lastOffset, maxTimestamp);
+        segment.append(records, batches);
+        publishEnd(lastOffset + 1, segment);
     }
 
     private void publishEnd(long newLogEndOffset, LogSegment active) {
@@ -256,16 +296,17 @@ public final class Log implements AutoCloseable {
     private record EndPosition(long offset, long segmentBaseOffset, int position) {
     }
 
-    private LogSegment maybeRoll(int messagesSize, LogAppendInfo info) throws IOException {
+    private LogSegment maybeRoll(int messagesSize, long firstOffset, long lastOffset, long maxTimestamp)
+            throws IOException {
         LogSegment active = activeSegment();
         LogConfig cfg = config;
-        RollReason reason = active.shouldRoll(new RollParams(cfg.segmentBytes(), cfg.segmentMs(), info.maxTimestamp(),
-                info.lastOffset(), messagesSize, time.milliseconds()));
+        RollReason reason = active.shouldRoll(new RollParams(cfg.segmentBytes(), cfg.segmentMs(), maxTimestamp,
+                lastOffset, messagesSize, time.milliseconds()));
         if (reason == RollReason.NONE) {
             return active;
         }
-        log.debug("Rolling {} at offset {}: {}", topicPartition, info.firstOffset(), reason);
-        return rollAt(info.firstOffset());
+        log.debug("Rolling {} at offset {}: {}", topicPartition, firstOffset, reason);
+        return rollAt(firstOffset);
     }
 
     /**

@@ -32,11 +32,12 @@ final class LogValidator {
         if (batches.isEmpty()) {
             throw new TidelineException(Errors.INVALID_RECORD, "The request holds no record batch");
         }
-        if (records.sizeInBytes() > config.segmentBytes()) {
-            throw new TidelineException(Errors.RECORD_TOO_LARGE, "The request of " + records.sizeInBytes()
-                    + " bytes is larger than segment.bytes (" + config.segmentBytes() + ")");
-        }
         for (RecordBatch batch : batches) {
+            // A request of several batches may span segments; one batch must fit in one.
+            if (batch.sizeInBytes() > config.segmentBytes()) {
+                throw new TidelineException(Errors.RECORD_TOO_LARGE, "A batch of " + batch.sizeInBytes()
+                        + " bytes is larger than segment.bytes (" + config.segmentBytes() + ")");
+            }
             if (batch.sizeInBytes() > config.maxMessageBytes()) {
                 throw new TidelineException(Errors.RECORD_TOO_LARGE, "A batch of " + batch.sizeInBytes()
                         + " bytes is larger than max.message.bytes (" + config.maxMessageBytes() + ")");

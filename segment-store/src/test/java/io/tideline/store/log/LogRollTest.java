@@ -57,6 +57,39 @@ class LogRollTest {
     // ---------------------------------------------------------------- segment.bytes
 
     @Test
+    void anAppendOfSeveralBatchesLargerThanASegmentSpansSegmentsAsSeparateAppendsWould() throws Exception {
+        long ts = env.now();
+        int batchSize = sizeOf(batch(ts, 2));
+        // A producer request of seven batches of one partition, three segments' worth at most each.
+        Log log = env.open(Map.of("segment.bytes", 3 * batchSize));
+        MemoryRecords request = MemoryRecords.of(java.util.stream.IntStream.range(0, 7)
+                .mapToObj(i -> batch(ts, 2).batches().get(0)).toArray(RecordBatch[]::new));
+        LogAppendInfo info = log.appendAsLeader(request, 0);
+
+        assertEquals(0, info.firstOffset());
+        assertEquals(13, info.lastOffset());
+        assertEquals(List.of(0L, 6L, 12L), baseOffsets(log), "runs of whole batches, each fitting a segment");
+        for (LogSegment segment : log.segments()) {
+            assertTrue(segment.size() <= 3 * batchSize, segment + " passed segment.bytes");
+        }
+        log.updateHighWatermark(log.logEndOffset());
+        assertEquals(14, readAll(log, 0).size());
+        for (int i = 0; i < 14; i++) {
+            assertEquals(i, readAll(log, 0).get(i).offset());
+        }
+    }
+
+    @Test
+    void aSingleBatchLargerThanASegmentIsRefused() throws Exception {
+        long ts = env.now();
+        Log log = env.open(Map.of("segment.bytes", sizeOf(batch(ts, 1))));
+        io.tideline.common.errors.TidelineException e = org.junit.jupiter.api.Assertions.assertThrows(
+                io.tideline.common.errors.TidelineException.class, () -> log.appendAsLeader(batch(ts, 3), 0));
+        assertEquals(io.tideline.common.errors.Errors.RECORD_TOO_LARGE, e.error());
+        assertEquals(0, log.logEndOffset());
+    }
+
+    @Test
     void appendThatWouldPassSegmentBytesGoesToANewSegment() throws Exception {
         long ts = env.now();
         int batchSize = sizeOf(batch(ts, 1));
