@@ -16,6 +16,8 @@
 #   TIDELINE_START_TIMEOUT_S [120]   TIDELINE_STOP_TIMEOUT_S [60]
 #   JAVA_OPTS: extra JVM options of each node (e.g. -Xmx256m); TIDELINE_CLASSPATH: run from this class path
 #   instead of the built jars (see scripts/tideline).
+#   TIDELINE_NODE_PROPERTIES: extra key=value settings for every node, separated by spaces or newlines (e.g.
+#   "log.retention.check.interval.ms=10000 num.io.threads=4"); written into the configs of a new cluster.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -89,6 +91,11 @@ metrics.http.port=$(metrics_port "$i")
 # Faster than Kafka's 2 s so that a local cluster is unfenced within a second of registering.
 broker.heartbeat.interval.ms=500
 EOF
+    local extra
+    for extra in ${TIDELINE_NODE_PROPERTIES:-}; do
+        [[ "$extra" == *=* ]] || { echo "cluster.sh: TIDELINE_NODE_PROPERTIES: '$extra' is not key=value" >&2; exit 2; }
+        echo "$extra" >> "$DIR/node-$i.properties"
+    done
 }
 
 start_node() {
