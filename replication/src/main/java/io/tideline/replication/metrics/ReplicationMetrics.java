@@ -17,6 +17,8 @@ import java.util.function.Predicate;
  *       AtMinIsrPartitionCount, OfflineReplicaCount, LeaderCount, PartitionCount, IsrShrinksPerSec,
  *       IsrExpandsPerSec, FailedIsrUpdatesPerSec;</li>
  *   <li>{@code kafka.server:type=ReplicaFetcherManager,name=MaxLag|FailedPartitionsCount,clientId=Replica};</li>
+ *   <li>{@code kafka.server:type=DelayedOperationPurgatory,name=PurgatorySize|NumDelayedOperations,
+ *       delayedOperation=Produce|Fetch|DeleteRecords}: watcher entries and operations waiting;</li>
  *   <li>per partition {@code kafka.cluster:type=Partition,name=UnderReplicated|InSyncReplicasCount|ReplicasCount|
  *       OffsetOutOfRangeCount,topic=T,partition=P} (the last is ours: OFFSET_OUT_OF_RANGE answers this leader gave
  *       to followers).</li>
@@ -38,10 +40,16 @@ public final class ReplicationMetrics {
     public static final String FETCHER_MAX_LAG = "kafka.server:type=ReplicaFetcherManager,name=MaxLag,clientId=Replica";
     public static final String FETCHER_FAILED_PARTITIONS =
             "kafka.server:type=ReplicaFetcherManager,name=FailedPartitionsCount,clientId=Replica";
+    public static final String PURGATORY = "kafka.server:type=DelayedOperationPurgatory,name=";
     public static final List<String> PARTITION_GAUGES = List.of("UnderReplicated", "InSyncReplicasCount",
             "ReplicasCount", "OffsetOutOfRangeCount");
 
     private ReplicationMetrics() {
+    }
+
+    /** {@code kafka.server:type=DelayedOperationPurgatory,name=<name>,delayedOperation=<operation>}. */
+    public static String purgatoryMetric(String name, String operation) {
+        return PURGATORY + name + ",delayedOperation=" + operation;
     }
 
     public static String partitionMetric(String name, TopicPartition tp) {
@@ -67,6 +75,10 @@ public final class ReplicationMetrics {
                 .mapToLong(FollowerStatusView::lag).max().orElse(0L));
         registry.register(FETCHER_FAILED_PARTITIONS, (Gauge<Integer>) () -> (int) manager.fetcherManager().statuses()
                 .stream().filter(s -> s.status() == ReplicaStatus.FAILED).count());
+        manager.purgatories().forEach((operation, purgatory) -> {
+            registry.register(purgatoryMetric("PurgatorySize", operation), (Gauge<Integer>) purgatory::watched);
+            registry.register(purgatoryMetric("NumDelayedOperations", operation), (Gauge<Integer>) purgatory::pending);
+        });
     }
 
     /** Removes what {@link #register} added (the broker's replica manager closes). */
@@ -75,6 +87,10 @@ public final class ReplicationMetrics {
                 OFFLINE_REPLICA_COUNT, LEADER_COUNT, PARTITION_COUNT, ISR_SHRINKS_PER_SEC, ISR_EXPANDS_PER_SEC,
                 FAILED_ISR_UPDATES_PER_SEC, FETCHER_MAX_LAG, FETCHER_FAILED_PARTITIONS)) {
             registry.remove(name);
+        }
+        for (String operation : List.of("Produce", "Fetch", "DeleteRecords")) {
+            registry.remove(purgatoryMetric("PurgatorySize", operation));
+            registry.remove(purgatoryMetric("NumDelayedOperations", operation));
         }
     }
 

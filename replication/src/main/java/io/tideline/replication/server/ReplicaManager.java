@@ -141,6 +141,15 @@ public final class ReplicaManager implements AutoCloseable {
         return followerQuota;
     }
 
+    /**
+     * The purgatories by Kafka's delayedOperation tag: Produce (acks=all), Fetch (replica and consumer
+     * long polls share one, as in Kafka) and DeleteRecords.
+     */
+    public Map<String, DelayedOperations<TopicPartition>> purgatories() {
+        return Map.of("Produce", producePurgatory, "Fetch", fetchHandler.purgatory(),
+                "DeleteRecords", deleteRecordsPurgatory);
+    }
+
     // ---------------------------------------------------------------- metadata
 
     /**

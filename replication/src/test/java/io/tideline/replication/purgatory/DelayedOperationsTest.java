@@ -81,6 +81,38 @@ class DelayedOperationsTest {
     }
 
     @Test
+    void anOperationLeavesEveryWatcherSetHoweverItCompletes() {
+        Waiter byKey = new Waiter(1000);
+        Waiter byForce = new Waiter(1000);
+        Waiter byExpiry = new Waiter(500);
+        purgatory.tryCompleteElseWatch(byKey, List.of("busy", "idle-1", "idle-2"));
+        purgatory.tryCompleteElseWatch(byForce, List.of("busy", "idle-1", "idle-2"));
+        purgatory.tryCompleteElseWatch(byExpiry, List.of("busy", "idle-1", "idle-2"));
+        assertEquals(9, purgatory.watched());
+        assertEquals(3, purgatory.watchedKeys());
+
+        byKey.ready.set(true);
+        assertEquals(1, purgatory.checkAndComplete("busy"));
+        assertEquals(6, purgatory.watched(), "completed through one key, gone from the keys nobody checks");
+        assertTrue(byForce.forceComplete());
+        assertEquals(3, purgatory.watched());
+        time.advance(500);
+        assertEquals(List.of(true), byExpiry.expiredFlags);
+        assertEquals(0, purgatory.watched());
+        assertEquals(0, purgatory.watchedKeys(), "empty sets are dropped");
+        assertEquals(List.of(), scheduler.pendingTaskNames(), "every timer cancelled and removed");
+    }
+
+    @Test
+    void repeatedKeysAreWatchedOnce() {
+        Waiter op = new Waiter(1000);
+        purgatory.tryCompleteElseWatch(op, List.of("a", "a", "b"));
+        assertEquals(2, purgatory.watched());
+        op.forceComplete();
+        assertEquals(0, purgatory.watched());
+    }
+
+    @Test
     void checkingAnotherKeyLeavesTheOperationWaiting() {
         Waiter op = new Waiter(1000);
         purgatory.tryCompleteElseWatch(op, List.of("a"));
@@ -170,6 +202,7 @@ class DelayedOperationsTest {
             pool.shutdownNow();
         }
         assertEquals(0, purgatory.pending());
+        assertEquals(0, purgatory.watched());
     }
 
     private static void awaitThen(CountDownLatch go, Runnable action) {
