@@ -88,17 +88,66 @@ final class ClientSettings {
         return settings;
     }
 
+    /**
+     * A perf tool's client settings, layered as Kafka's perf tools layer them: {@code defaults}, then the
+     * properties {@code file} (if any), then the {@code properties} pairs, then {@code fixed} (what the
+     * tool's own flags say, e.g. --bootstrap-server or --fetch-size) over all of them.
+     */
+    static Map<String, Object> layered(Map<String, Object> defaults, Path file, Map<String, String> properties,
+                                       Map<String, Object> fixed) {
+        Map<String, Object> settings = new LinkedHashMap<>(defaults);
+        if (file != null) {
+            settings.putAll(load(file));
+        }
+        settings.putAll(properties);
+        settings.putAll(fixed);
+        return settings;
+    }
+
+    /**
+     * Checks a perf tool's settings with the client's definitions (a bad value of a known key is a usage
+     * error) and names the keys the client does not know in one WARN line on stderr, leaving them in the
+     * settings: Kafka's perf tools hand every key to the client, which ignores the ones it does not know
+     * (logging them at INFO), so a properties file written for Kafka's tool runs here too, and the
+     * warning says which of its keys had no effect. {@code usedByTool} are keys the tool reads itself.
+     */
+    static void warnUnknown(CliIo io, String tool, String client, Map<String, Object> settings,
+                            Function<Map<String, Object>, AbstractConfig> parser, Set<String> usedByTool) {
+        Set<String> unknown = unknownKeys(settings, parser);
+        unknown.removeAll(usedByTool);
+        warnUnknown(io, tool, client, unknown);
+    }
+
+    /** The WARN line of {@link #warnUnknown(CliIo, String, String, Map, Function, Set)} for keys found otherwise. */
+    static void warnUnknown(CliIo io, String tool, String clients, Set<String> unknown) {
+        if (!unknown.isEmpty()) {
+            io.err().println(tool + ": WARN the Tideline " + clients + " does not know " + String.join(", ", unknown)
+                    + "; ignored");
+        }
+    }
+
     /** Parses with the client's own definitions (bad values throw ConfigException), then refuses unknown keys. */
     private static void check(String source, Map<String, Object> settings,
                               Function<Map<String, Object>, AbstractConfig> parser) {
-        Set<String> unknown = new TreeSet<>(parser.apply(settings).unknownKeys());
+        Set<String> unknown = unknownKeys(settings, parser);
         if (!unknown.isEmpty()) {
             throw CliException.usage("unknown client setting" + (unknown.size() == 1 ? " " : "s ")
                     + String.join(", ", unknown) + " (from " + source + ")");
         }
     }
 
-    private static Map<String, Object> load(Path file) {
+    /**
+     * The keys of {@code settings} that the client parsed by {@code parser} does not know, sorted, after
+     * checking the values of those it does know (a bad value throws ConfigException, a usage error). The
+     * perf tools pass settings on the way Kafka's perf tools do, ignoring keys the client does not know,
+     * and warn about these instead of refusing them.
+     */
+    static Set<String> unknownKeys(Map<String, Object> settings, Function<Map<String, Object>, AbstractConfig> parser) {
+        return new TreeSet<>(parser.apply(settings).unknownKeys());
+    }
+
+    /** A properties file of client settings (a missing or unreadable file is a usage error naming it). */
+    static Map<String, Object> load(Path file) {
         Properties props = new Properties();
         try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             props.load(reader);

@@ -14,6 +14,7 @@ import java.util.Map;
  * stay empty until --timeout-ms).
  */
 final class TopicCheck {
+    private static final long LEADER_POLL_MS = 50;
 
     private TopicCheck() {
     }
@@ -36,5 +37,28 @@ final class TopicCheck {
                     + " (0.." + (count - 1) + "); there is no partition " + partition);
         }
         return count;
+    }
+
+    /**
+     * Null once the topic shows {@code partitions} partitions, each with a leader; otherwise what was
+     * still missing after {@code timeoutMs}. A topic just created has no leaders for a moment, and a
+     * client that starts at once would spend its first requests retrying.
+     */
+    static String awaitLeaders(TidelineAdmin client, String topic, int partitions, long timeoutMs, Time time) {
+        long deadline = time.milliseconds() + timeoutMs;
+        while (true) {
+            TopicDescription d = client.describeTopics(List.of(topic)).get(0);
+            long leaderless = d.partitions().stream().filter(p -> p.leader() < 0).count();
+            if (d.error() == Errors.NONE && d.partitions().size() == partitions && leaderless == 0) {
+                return null;
+            }
+            String missing = d.error() != Errors.NONE
+                    ? "the broker does not show topic '" + topic + "' yet (" + d.error() + ")"
+                    : leaderless + " of " + partitions + " partitions of '" + topic + "' have no leader yet";
+            if (time.milliseconds() >= deadline) {
+                return missing + " after " + timeoutMs + " ms";
+            }
+            time.sleep(LEADER_POLL_MS);
+        }
     }
 }

@@ -25,8 +25,6 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "topics", sortOptions = false, description = "Create, describe or list topics.")
 final class TopicsCommand implements Callable<Integer> {
-    private static final long LEADER_POLL_MS = 50;
-
     static final class Action {
         @Option(names = "--create", required = true, description = "Create a topic.")
         boolean create;
@@ -119,7 +117,8 @@ final class TopicsCommand implements Callable<Integer> {
             throw CliException.failed("cannot create topic '" + topic + "': " + result.error() + ": "
                     + result.message());
         }
-        String waiting = awaitLeaders(client);
+        String waiting = TopicCheck.awaitLeaders(client, topic, partitions, ClientSettings.apiTimeoutMs(admin.settings()),
+                admin.time);
         if (!admin.json()) {
             out.println("Created topic " + topic + ".");
         }
@@ -127,26 +126,6 @@ final class TopicsCommand implements Callable<Integer> {
             admin.io.err().println("admin: WARN " + waiting);
         }
         return Cli.EXIT_OK;
-    }
-
-    /** Null once every partition has a leader; otherwise what was still missing at the deadline. */
-    private String awaitLeaders(TidelineAdmin client) {
-        long timeoutMs = ClientSettings.apiTimeoutMs(admin.settings());
-        long deadline = admin.time.milliseconds() + timeoutMs;
-        String missing;
-        while (true) {
-            TopicDescription d = client.describeTopics(List.of(topic)).get(0);
-            long leaderless = d.partitions().stream().filter(p -> p.leader() < 0).count();
-            if (d.error() == Errors.NONE && d.partitions().size() == partitions && leaderless == 0) {
-                return null;
-            }
-            missing = d.error() != Errors.NONE ? "the broker does not show topic '" + topic + "' yet (" + d.error() + ")"
-                    : leaderless + " of " + partitions + " partitions of '" + topic + "' have no leader yet";
-            if (admin.time.milliseconds() >= deadline) {
-                return missing + " after " + timeoutMs + " ms";
-            }
-            admin.time.sleep(LEADER_POLL_MS);
-        }
     }
 
     private int describe(TidelineAdmin client) {
