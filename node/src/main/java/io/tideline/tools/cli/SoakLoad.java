@@ -56,12 +56,15 @@ final class SoakLoad {
         threads.forEach(Thread::start);
     }
 
-    /** Stops the traffic and waits for its threads (the producer flushes what it has). */
+    /**
+     * Stops the traffic and waits for its threads. Only the DeleteRecords thread is interrupted (it
+     * sleeps between calls): the producer closes normally and waits for its records' answers.
+     */
     void stop() throws InterruptedException {
         running = false;
+        threads.get(2).interrupt();
         for (Thread t : threads) {
-            t.interrupt();
-            t.join(60_000);
+            t.join(120_000);
         }
     }
 
