@@ -97,7 +97,9 @@ class RequestMemoryPoolTest {
             calls.add(stub.produce(request(i)));
         }
         // The pool takes about three requests; the fourth may pass on the estimate of a request's size.
-        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> pool.waitingCount() >= 16);
+        // Settled: every call is either in its (blocked) handler or waiting for room.
+        Awaitility.await().atMost(Duration.ofSeconds(10))
+                .until(() -> pool.waitingCount() >= 16 && inHandler.get() + pool.waitingCount() == 20);
         int entered = inHandler.get();
         assertTrue(entered >= 3 && entered <= 4, "handlers entered: " + entered);
         assertTrue(pool.used() <= CAPACITY + REQUEST_BYTES + 64, "used " + pool.used());
