@@ -16,8 +16,9 @@
 #   e2e                           --e2e-records records, one at a time (1 partition)
 # For each workload it records every broker's RSS (peak and end, /proc/PID/status) and CPU seconds (utime +
 # stime, /proc/PID/stat). The table gives the median, min and max over the runs of both systems and the
-# ratio Tideline/Kafka of the medians. Defaults: N=500000, e2e 10000 records, 3 runs (about 20 minutes on 2
-# cores); --quick: N=50000, e2e 1000 (a few minutes).
+# ratio Tideline/Kafka of the medians. Defaults: N=500000, e2e 10000 records, 3 runs (20-25 minutes expected
+# on 2 quiet cores); --quick: N=50000, e2e 1000 (13-17 minutes on 2 cores busy with other builds; about half
+# of it is JVM starts).
 #
 # Everything goes to 127.0.0.1. Kafka listens on 127.0.0.1:(KAFKA_PORT_BASE+i) and its controllers on
 # (KAFKA_CONTROLLER_PORT_BASE+i); Tideline uses TIDELINE_CLIENT_PORT_BASE / TIDELINE_QUORUM_PORT_BASE /
