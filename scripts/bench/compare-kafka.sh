@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2317 # cleanup (the EXIT trap) and the parse_* functions (step's argument) are called indirectly
 # compare-kafka.sh: the same produce, consume and end-to-end workloads against Apache Kafka 4.4.0 (its own
 # perf tools) and against Tideline (tideline perf), on this machine, in one run; prints one markdown table.
 #
@@ -15,15 +16,16 @@
 #   e2e                           --e2e-records records, one at a time (1 partition)
 # For each workload it records every broker's RSS (peak and end, /proc/PID/status) and CPU seconds (utime +
 # stime, /proc/PID/stat). The table gives the median, min and max over the runs of both systems and the
-# ratio Tideline/Kafka of the medians. Defaults: N=500000, e2e 10000 records, 3 runs (about 20 minutes on 2
-# cores); --quick: N=50000, e2e 1000 (a few minutes).
+# ratio Tideline/Kafka of the medians. Defaults: N=500000, e2e 10000 records, 3 runs (20-25 minutes expected
+# on 2 quiet cores); --quick: N=50000, e2e 1000 (13-17 minutes on 2 cores busy with other builds; about half
+# of it is JVM starts).
 #
 # Everything goes to 127.0.0.1. Kafka listens on 127.0.0.1:(KAFKA_PORT_BASE+i) and its controllers on
 # (KAFKA_CONTROLLER_PORT_BASE+i); Tideline uses TIDELINE_CLIENT_PORT_BASE / TIDELINE_QUORUM_PORT_BASE /
 # TIDELINE_METRICS_PORT_BASE (defaults below, away from cluster.sh's defaults so that a cluster someone runs
 # there is left alone). The Kafka jars are fetched once with Maven into scripts/bench/kafka-compare/ (git
 # ignores it); each run's data, logs and tool outputs go under scripts/bench/kafka-compare/runs/<time>/, the
-# data is deleted at the end (unless --keep-data), the tool outputs and report.md stay. On exit (also on
+# data is deleted at the end (unless --keep-data), the logs, tool outputs and report.md stay. On exit (also on
 # Ctrl-C or an error) the EXIT trap stops exactly the processes this script started, by PID.
 set -euo pipefail
 
@@ -60,7 +62,7 @@ KEEP_DATA=0
 TABLE_ONLY=""
 
 usage() {
-    sed -n '2,7p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '3,8p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
@@ -153,7 +155,7 @@ cleanup() {
     fi
     stop_tracked 30
     if ((KEEP_DATA == 0)) && [[ -n "${RUN_DIR:-}" ]]; then
-        rm -rf "$RUN_DIR/kafka" "$RUN_DIR/tideline"
+        rm -rf "$RUN_DIR"/r*/kafka/node-*/data "$RUN_DIR"/r*/tideline/node-*/logs "$RUN_DIR"/r*/tideline/node-*/metadata
     fi
     exit "$rc"
 }
@@ -251,8 +253,9 @@ check_ports_free() {
 BROKER_PIDS=()
 BOOTSTRAP=""
 
+# Each run has its own directories (RUN_N_DIR), so that a start never reads the previous run's logs.
 start_kafka() {
-    local dir="$RUN_DIR/kafka" i voters="" cluster_id pid deadline
+    local dir="$RUN_N_DIR/kafka" i voters="" cluster_id pid deadline
     mkdir -p "$dir"
     for ((i = 1; i <= NODES; i++)); do
         voters+="${voters:+,}$i@127.0.0.1:$((KAFKA_CONTROLLER_PORT_BASE + i))"
@@ -278,8 +281,17 @@ share.coordinator.state.topic.min.isr=2
 # As the distribution's config/server.properties: no wait before the first consumer group rebalance.
 group.initial.rebalance.delay.ms=0
 EOF
+    done
+    # The three formats at once: each is a JVM start of a few seconds.
+    local formats=()
+    for ((i = 1; i <= NODES; i++)); do
         "$KAFKA_RUN" "$KAFKA_E2E_HEAP" kafka.tools.StorageTool format -t "$cluster_id" -c "$dir/node-$i.properties" \
-            > "$dir/node-$i.format.log" 2>&1
+            > "$dir/node-$i.format.log" 2>&1 &
+        formats+=($!)
+        track "$!" "$dir/node-$i.properties"
+    done
+    for i in "${!formats[@]}"; do
+        wait "${formats[$i]}" || { echo "compare-kafka.sh: formatting Kafka node $((i + 1)) failed; see $dir/node-$((i + 1)).format.log" >&2; exit 1; }
     done
     BROKER_PIDS=()
     for ((i = 1; i <= NODES; i++)); do
@@ -307,17 +319,19 @@ EOF
 
 stop_kafka() {
     log "stopping Kafka (pids ${BROKER_PIDS[*]})"
-    stop_tracked 90
+    # All nodes at once. The last combined node standing has no quorum left to grant its controlled shutdown
+    # and may wait for it indefinitely (seen here: the controller leader, 90 s and counting); its data is
+    # thrown away, so it gets 20 s and then SIGKILL.
+    stop_tracked 20
     BROKER_PIDS=()
-    ((KEEP_DATA)) || rm -rf "$RUN_DIR/kafka/node-"*/data
+    ((KEEP_DATA)) || rm -rf "$RUN_N_DIR/kafka/node-"*/data
 }
 
 start_tideline() {
     local i pid
-    TIDELINE_DIR="$RUN_DIR/tideline"
-    rm -rf "$TIDELINE_DIR"
-    TIDELINE_CLUSTER_DIR="$TIDELINE_DIR" "$ROOT/scripts/cluster.sh" start "$NODES" > "$RUN_DIR/tideline-start.log" 2>&1 || {
-        cat "$RUN_DIR/tideline-start.log" >&2
+    TIDELINE_DIR="$RUN_N_DIR/tideline"
+    TIDELINE_CLUSTER_DIR="$TIDELINE_DIR" "$ROOT/scripts/cluster.sh" start "$NODES" > "$RUN_N_DIR/tideline-start.log" 2>&1 || {
+        cat "$RUN_N_DIR/tideline-start.log" >&2
         exit 1
     }
     BROKER_PIDS=()
@@ -333,7 +347,7 @@ start_tideline() {
 
 stop_tideline() {
     log "stopping Tideline (pids ${BROKER_PIDS[*]})"
-    TIDELINE_CLUSTER_DIR="$TIDELINE_DIR" "$ROOT/scripts/cluster.sh" stop > "$RUN_DIR/tideline-stop.log" 2>&1 || true
+    TIDELINE_CLUSTER_DIR="$TIDELINE_DIR" "$ROOT/scripts/cluster.sh" stop > "$RUN_N_DIR/tideline-stop.log" 2>&1 || true
     stop_tracked 30
     BROKER_PIDS=()
     ((KEEP_DATA)) || rm -rf "$TIDELINE_DIR"/node-*/logs "$TIDELINE_DIR"/node-*/metadata
@@ -677,6 +691,8 @@ main() {
         echo "run $run start: load average $(cut -d' ' -f1-3 /proc/loadavg)" >> "$RUN_DIR/load.txt"
         HALF_RATE_1P=0
         HALF_RATE_3P=0
+        RUN_N_DIR="$RUN_DIR/r$run"
+        mkdir -p "$RUN_N_DIR"
         start_kafka
         run_workloads kafka "$run"
         stop_kafka
@@ -706,4 +722,6 @@ main() {
     ((FAILED == 0))
 }
 
-main "$@"
+# On one line: bash reads a script as it runs it, so nothing after this line is read once main has started
+# (an edit to the file during a run cannot end up executed).
+main "$@"; exit "$?"

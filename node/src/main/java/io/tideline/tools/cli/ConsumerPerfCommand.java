@@ -33,7 +33,7 @@ import picocli.CommandLine.Option;
  *
  * <pre>
  * start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec
- * 2026-12-01 08:35:28:165, 2026-12-01 08:35:37:918, 97.6563, 10.0129, 100000, 10253.2554, 0, 9753, 10.0129, 10253.2554
+ * 2026-12-01 08:46:13:471, 2026-12-01 08:46:14:740, 48.8281, 38.4776, 50000, 39401.1032, 0, 1269, 38.4776, 39401.1032
  * </pre>
  *
  * or, with {@code --show-detailed-stats}, one row per {@code --reporting-interval} (and then no total

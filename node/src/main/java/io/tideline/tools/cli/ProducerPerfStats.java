@@ -13,10 +13,10 @@ import java.util.Locale;
  *   <li>a latency is the whole milliseconds from just before {@code send()} to the record's answer,
  *       including any wait for room in the send window;</li>
  *   <li>every reporting interval (checked when an answer arrives) one window line:
- *       {@code 5000 records sent, 999.8 records/sec (0.98 MB/sec), 2.3 ms avg latency, 15.0 ms max latency.};</li>
+ *       {@code 947 records sent, 472.8 records/sec (0.46 MB/sec), 1222.4 ms avg latency, 1885.0 ms max latency.};</li>
  *   <li>at the end one total line over the time since these stats were created:
- *       {@code 50000 records sent, 9993.004197 records/sec (9.76 MB/sec), 2.05 ms avg latency, 120.00 ms max
- *       latency, 2 ms 50th, 4 ms 95th, 9 ms 99th, 101 ms 99.9th.} ("50000 steady state records sent" for
+ *       {@code 50000 records sent, 2336.666978 records/sec (2.28 MB/sec), 11120.88 ms avg latency, 16682.00 ms
+ *       max latency, 11781 ms 50th, 16197 ms 95th, 16553 ms 99th, 16673 ms 99.9th.} ("50000 steady state records sent" for
  *       the records after --warmup-records);</li>
  *   <li>percentiles over at most about 500,000 sampled latencies (every n-th answer when there are more
  *       records), each the sorted sample at index {@code (int) (p * samples)};</li>
