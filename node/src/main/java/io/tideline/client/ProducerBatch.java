@@ -8,8 +8,10 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The records of one partition that travel together, with their futures. Appends happen under the
- * accumulator's lock; once drained, the batch belongs to the one request carrying it.
+ * The records of one partition that travel together, with their futures. A record is encoded into the
+ * batch when it is appended, so the caller's key and value arrays are free again when {@code send()}
+ * returns (as with Kafka's producer). Appends happen under the accumulator's lock; once drained, the
+ * batch belongs to the one request carrying it.
  */
 final class ProducerBatch {
     /** The v2 batch header. */
@@ -17,12 +19,16 @@ final class ProducerBatch {
     /** An upper bound on a record's framing: length, attributes, timestamp and offset deltas, lengths, headers. */
     static final int RECORD_OVERHEAD = 32;
 
-    private record Entry(long timestamp, byte[] key, byte[] value, CompletableFuture<RecordMetadata> future) {
+    private record Entry(long timestamp, CompletableFuture<RecordMetadata> future) {
     }
 
     final TopicPartition tp;
     final long createdMs;
     private final List<Entry> entries = new ArrayList<>();
+    /** Encodes the records as they come; dropped once the batch is built, so only one copy stays. */
+    private RecordBatchBuilder builder = new RecordBatchBuilder(0L);
+    /** Built once, when the batch is first sent; a retry sends the same bytes. */
+    private MemoryRecords built;
     private int estimatedSize = BATCH_OVERHEAD;
     /** The buffer.memory its records took: their estimated sizes without the batch header. */
     private int reservedBytes;
@@ -48,7 +54,8 @@ final class ProducerBatch {
             closed = true;
             return false;
         }
-        entries.add(new Entry(timestamp, key, value, future));
+        builder.append(timestamp, key, value);
+        entries.add(new Entry(timestamp, future));
         estimatedSize += size;
         reservedBytes += size;
         if (estimatedSize >= batchSize) {
@@ -78,13 +85,16 @@ final class ProducerBatch {
         return reservedBytes;
     }
 
-    /** The wire form: offsets from 0, which the leader replaces with the ones it assigns. */
+    /**
+     * The wire form: offsets from 0, which the leader replaces with the ones it assigns. Built once the
+     * batch is closed; the leader rewrites offsets in its own copy, so a retry can send these bytes again.
+     */
     MemoryRecords toRecords() {
-        RecordBatchBuilder builder = new RecordBatchBuilder(0L);
-        for (Entry e : entries) {
-            builder.append(e.timestamp(), e.key(), e.value());
+        if (built == null) {
+            built = builder.buildRecords();
+            builder = null;
         }
-        return builder.buildRecords();
+        return built;
     }
 
     List<CompletableFuture<RecordMetadata>> futures() {

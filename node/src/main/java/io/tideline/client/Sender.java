@@ -118,8 +118,8 @@ final class Sender implements Runnable {
         ProduceRequest.Builder request = ProduceRequest.newBuilder()
                 .setAcks(config.acks()).setTimeoutMs(config.requestTimeoutMs());
         partitions.forEach((tp, batches) -> {
-            // The batches of a partition travel back to back in one records field; each is freshly built
-            // and never touched again, so it is wrapped rather than copied.
+            // The batches of a partition travel back to back in one records field; each is built once and
+            // never modified (the leader stamps offsets into its own copy), so it is wrapped, not copied.
             ByteString records = ByteString.EMPTY;
             for (ProducerBatch batch : batches) {
                 records = records.concat(UnsafeByteOperations.unsafeWrap(batch.toRecords().buffer()));

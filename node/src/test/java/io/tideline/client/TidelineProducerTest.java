@@ -381,6 +381,18 @@ class TidelineProducerTest {
     }
 
     @Test
+    void theCallerMayReuseItsArraysOnceSendReturns() {
+        cluster.createTopic("orders", 1);
+        TidelineProducer producer = producer(Time.SYSTEM, "linger.ms", "60000", "delivery.timeout.ms", "120000");
+        byte[] value = bytes("first");
+        producer.send(new ProducerRecord("orders", 0, null, value));
+        System.arraycopy(bytes("later"), 0, value, 0, value.length);
+        producer.send(new ProducerRecord("orders", 0, null, value));
+        producer.flush();
+        assertEquals(List.of("first", "later"), values(cluster.records(TP0)));
+    }
+
+    @Test
     void badSettingsAreRefusedNamingTheKey() {
         Map<String, Object> tooShort = Map.of("bootstrap.servers", "h:1", "delivery.timeout.ms", "100");
         ConfigException e = assertThrows(ConfigException.class, () -> new ProducerConfig(tooShort));

@@ -37,19 +37,16 @@ import picocli.CommandLine.Option;
  * {@code --command-config} (or {@code --producer.config}), then {@code --command-property} (or
  * {@code --producer-props}), then {@code --bootstrap-server}. Keys the Tideline producer does not know are
  * named in one WARN line on stderr and ignored, as Kafka's producer ignores keys it does not know.
- * buffer.memory bounds the bytes in flight ({@link SendWindow}). Transactions and {@code --print-metrics}
+ * The producer's buffer.memory bounds the records in flight, as in Kafka. Transactions and {@code --print-metrics}
  * are refused with one line: the Tideline producer has neither.
  *
  * <p>Records have no key unless {@code --key-distribution} asks for one, go to the partitioner's choice
- * (sticky without keys), and each gets its own value array: the producer holds on to the arrays it was
- * given until their batch is built, so one array must not be refilled for the next record.
+ * (sticky without keys); one value array is refilled for each record, as Kafka's tool does (the producer
+ * copies a record when send() takes it).
  */
 @Command(name = "produce", sortOptions = false,
         description = "Producer throughput and latency, as Kafka's kafka-producer-perf-test measures them.")
 final class ProducerPerfCommand implements Callable<Integer> {
-    static final String BUFFER_MEMORY = "buffer.memory";
-    /** Kafka's default buffer.memory. */
-    static final long DEFAULT_BUFFER_MEMORY = 32L * 1024 * 1024;
     private static final String TRANSACTIONAL_ID = "transactional.id";
     private static final String DEFAULT_CLIENT_ID = "perf-producer-client";
 
@@ -146,14 +143,12 @@ final class ProducerPerfCommand implements Callable<Integer> {
         checkOptions();
         KeyMaker keys = KeyMaker.of(keyDistribution, recordKeyRange);
         Map<String, Object> settings = settings();
-        int windowBytes = bufferMemory(settings);
         TopicCheck.partitionCount(ClientSettings.adminFor(settings, new ProducerConfig(settings).maxBlockMs()), topic,
                 null, time);
         PrintStream out = io.out();
         List<byte[]> payloads = readPayloads(out);
 
         SplittableRandom random = new SplittableRandom(randomSeed);
-        SendWindow window = new SendWindow(windowBytes);
         Failures failures = new Failures();
         ProducerPerfStats stats;
         ProducerPerfStats steady = null;
@@ -164,35 +159,38 @@ final class ProducerPerfCommand implements Callable<Integer> {
             }
             stats = new ProducerPerfStats(numRecords, reportingIntervalMs, false, out, time);
             Throttle throttle = new Throttle(throughput, time);
+            // One array, refilled for each record, as Kafka's tool does: the producer copies a record's
+            // value when send() takes it.
+            byte[] reused = payload.recordSize == null ? null : new byte[payload.recordSize];
             for (long i = 0; i < numRecords; i++) {
-                byte[] value = payload(i, payloads, random);
+                byte[] value = payload(i, payloads, random, reused);
+                int valueSize = value.length;
                 byte[] key = keys.key(i, random);
                 if (warmupRecords > 0 && i == warmupRecords) {
                     steady = new ProducerPerfStats(numRecords - warmupRecords, reportingIntervalMs, true, out, time);
                     steady.quiet();
                 }
-                int size = value.length + (key == null ? 0 : key.length);
+                // send() blocks while buffer.memory is full, as Kafka's producer does: that bounds an
+                // unthrottled run, and a record's latency includes its wait for room.
                 long sendStartMs = time.milliseconds();
-                window.acquire(size);
                 ProducerPerfStats total = stats;
                 ProducerPerfStats afterWarmup = steady;
                 producer.send(new ProducerRecord(topic, null, key, value)).whenComplete((metadata, error) -> {
                     long now = time.milliseconds();
                     if (error == null) {
                         int latency = (int) (now - sendStartMs);
-                        total.record(latency, value.length, now);
+                        total.record(latency, valueSize, now);
                         if (afterWarmup != null) {
-                            afterWarmup.record(latency, value.length, now);
+                            afterWarmup.record(latency, valueSize, now);
                         }
                     } else {
                         failures.add(error);
                     }
-                    window.release(size);
                 });
                 throttle.pace(i + 1);
             }
         }
-        window.awaitEmpty();
+        // close() above waited for every record's answer.
         stats.printTotal();
         if (steady != null) {
             steady.printTotal();
@@ -263,23 +261,8 @@ final class ProducerPerfCommand implements Callable<Integer> {
             throw CliException.usage("no bootstrap.servers: give --bootstrap-server, or bootstrap.servers in "
                     + "--command-property or --command-config");
         }
-        ClientSettings.warnUnknown(io, "perf produce", "producer", settings, ProducerConfig::new, Set.of(BUFFER_MEMORY));
+        ClientSettings.warnUnknown(io, "perf produce", "producer", settings, ProducerConfig::new, Set.of());
         return settings;
-    }
-
-    /** buffer.memory, which the tool applies itself (see {@link SendWindow}), in bytes. */
-    static int bufferMemory(Map<String, Object> settings) {
-        Object v = settings.get(BUFFER_MEMORY);
-        long bytes;
-        try {
-            bytes = v == null ? DEFAULT_BUFFER_MEMORY : Long.parseLong(v.toString().trim());
-        } catch (NumberFormatException e) {
-            throw CliException.usage("buffer.memory must be a number of bytes, got '" + v + "'");
-        }
-        if (bytes < 1) {
-            throw CliException.usage("buffer.memory must be at least 1, got " + bytes);
-        }
-        return (int) Math.min(Integer.MAX_VALUE, bytes);
     }
 
     private List<byte[]> readPayloads(PrintStream out) throws IOException {
@@ -300,7 +283,7 @@ final class ProducerPerfCommand implements Callable<Integer> {
         return list;
     }
 
-    private byte[] payload(long i, List<byte[]> payloads, SplittableRandom random) {
+    private byte[] payload(long i, List<byte[]> payloads, SplittableRandom random, byte[] reused) {
         if (!payloads.isEmpty()) {
             // The file's arrays are shared between records; nothing writes to them after reading.
             return payloads.get(random.nextInt(payloads.size()));
@@ -308,11 +291,10 @@ final class ProducerPerfCommand implements Callable<Integer> {
         if (payload.monotonic) {
             return Long.toString(i).getBytes(StandardCharsets.UTF_8);
         }
-        byte[] value = new byte[payload.recordSize];
-        for (int j = 0; j < value.length; j++) {
-            value[j] = (byte) ('A' + random.nextInt(26));
+        for (int j = 0; j < reused.length; j++) {
+            reused[j] = (byte) ('A' + random.nextInt(26));
         }
-        return value;
+        return reused;
     }
 
     /** The record keys of --key-distribution: none, range (i mod range) or random (uniform over the range). */

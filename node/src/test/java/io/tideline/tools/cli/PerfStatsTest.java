@@ -77,27 +77,6 @@ class PerfStatsTest {
         assertEquals(10, time.milliseconds());
     }
 
-    @Test
-    void sendWindowTakesRecordsUpToItsLimitAndARecordLargerThanItAlone() throws Exception {
-        SendWindow window = new SendWindow(100);
-        window.acquire(60);
-        window.acquire(40);
-        Thread waiting = new Thread(() -> window.acquire(1));
-        waiting.start();
-        waiting.join(200);
-        assertTrue(waiting.isAlive(), "a full window blocks the next send");
-        window.release(60);
-        waiting.join(10_000);
-        assertFalse(waiting.isAlive());
-        window.release(40);
-        window.release(1);
-        window.awaitEmpty();
-
-        window.acquire(500);
-        window.release(500);
-        window.awaitEmpty();
-    }
-
     private List<String> lines() {
         return List.of(bytes.toString(StandardCharsets.UTF_8).split("\n"));
     }

@@ -6,24 +6,33 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.GZIPOutputStream;
 
 /**
  * Builds one v2 batch, as a producer does: records get consecutive offset deltas, timestamps are
  * stored as deltas from the first record's, and the CRC is computed last. Offsets and the leader
- * epoch are placeholders the leader overwrites on append. Not thread-safe.
+ * epoch are placeholders the leader overwrites on append.
+ *
+ * <p>Each record is encoded into the builder's buffer when it is appended (its key and value are copied
+ * then, so the caller may reuse its arrays, as with Kafka's producer), and {@link #build()} copies the
+ * encoded records once into an exact-size batch behind its header. Not thread-safe.
  */
 public final class RecordBatchBuilder {
+    private static final int INITIAL_CAPACITY = 256;
+
     private final long baseOffset;
     private final CompressionType compression;
-    private final List<Record> records = new ArrayList<>();
     private int partitionLeaderEpoch = RecordBatch.NO_PARTITION_LEADER_EPOCH;
     private long producerId = -1L;
     private short producerEpoch = -1;
     private int baseSequence = -1;
     private TimestampType timestampType = TimestampType.CREATE_TIME;
+    /** The encoded records so far, from position 0. */
+    private ByteBuffer records = ByteBuffer.allocate(INITIAL_CAPACITY);
+    private int recordCount;
+    private long baseTimestamp;
+    private long maxTimestamp = RecordBatch.NO_TIMESTAMP;
 
     public RecordBatchBuilder(long baseOffset) {
         this(baseOffset, CompressionType.NONE);
@@ -64,28 +73,54 @@ public final class RecordBatchBuilder {
     }
 
     public RecordBatchBuilder append(long timestamp, byte[] key, byte[] value, List<Header> headers) {
-        records.add(new Record(baseOffset + records.size(), timestamp, key, value, headers));
+        if (recordCount == 0) {
+            baseTimestamp = timestamp;
+        }
+        maxTimestamp = Math.max(maxTimestamp, timestamp);
+        int offsetDelta = recordCount;
+        long timestampDelta = timestamp - baseTimestamp;
+        int bodySize = 1 + Varint.sizeOfVarlong(timestampDelta) + Varint.sizeOfVarint(offsetDelta)
+                + sizeOfBytes(key) + sizeOfBytes(value) + Varint.sizeOfVarint(headers.size());
+        for (Header h : headers) {
+            bodySize += sizeOfBytes(h.key().getBytes(StandardCharsets.UTF_8)) + sizeOfBytes(h.value());
+        }
+        ensureRoom(Varint.sizeOfVarint(bodySize) + bodySize);
+        Varint.writeVarint(bodySize, records);
+        records.put((byte) 0);
+        Varint.writeVarlong(timestampDelta, records);
+        Varint.writeVarint(offsetDelta, records);
+        writeBytes(key, records);
+        writeBytes(value, records);
+        Varint.writeVarint(headers.size(), records);
+        for (Header h : headers) {
+            writeBytes(h.key().getBytes(StandardCharsets.UTF_8), records);
+            writeBytes(h.value(), records);
+        }
+        recordCount++;
         return this;
     }
 
     public int recordCount() {
-        return records.size();
+        return recordCount;
     }
 
+    /** The size of the batch {@link #build()} would return now, uncompressed. */
+    public int sizeInBytes() {
+        return RecordBatch.RECORDS_OFFSET + records.position();
+    }
+
+    /** A batch of the records appended so far; the builder stays usable (later appends go in later builds). */
     public RecordBatch build() {
-        if (records.isEmpty()) {
+        if (recordCount == 0) {
             throw new IllegalStateException("a batch needs at least one record");
         }
-        long baseTimestamp = records.get(0).timestamp();
-        long maxTimestamp = RecordBatch.NO_TIMESTAMP;
-        for (Record r : records) {
-            maxTimestamp = Math.max(maxTimestamp, r.timestamp());
-        }
-        byte[] payload = encodeRecords(baseTimestamp);
+        ByteBuffer encoded = records.duplicate().flip();
         if (compression == CompressionType.GZIP) {
-            payload = gzip(payload);
+            byte[] plain = new byte[encoded.remaining()];
+            encoded.get(plain);
+            encoded = ByteBuffer.wrap(gzip(plain));
         }
-        ByteBuffer out = ByteBuffer.allocate(RecordBatch.RECORDS_OFFSET + payload.length).order(ByteOrder.BIG_ENDIAN);
+        ByteBuffer out = ByteBuffer.allocate(RecordBatch.RECORDS_OFFSET + encoded.remaining()).order(ByteOrder.BIG_ENDIAN);
         out.putLong(baseOffset);
         out.putInt(out.capacity() - RecordBatch.LOG_OVERHEAD);
         out.putInt(partitionLeaderEpoch);
@@ -93,57 +128,31 @@ public final class RecordBatchBuilder {
         out.putInt(0); // CRC, filled below
         int attributes = compression.id | (timestampType == TimestampType.LOG_APPEND_TIME ? 0x08 : 0);
         out.putShort((short) attributes);
-        out.putInt(records.size() - 1);
+        out.putInt(recordCount - 1);
         out.putLong(baseTimestamp);
         out.putLong(maxTimestamp);
         out.putLong(producerId);
         out.putShort(producerEpoch);
         out.putInt(baseSequence);
-        out.putInt(records.size());
-        out.put(payload);
+        out.putInt(recordCount);
+        out.put(encoded);
         out.flip();
         RecordBatch batch = RecordBatch.wrap(out);
         out.putInt(RecordBatch.CRC_OFFSET, (int) batch.computeChecksum());
         return RecordBatch.wrap(out);
     }
 
+    /** The batch as records, on the batch's own buffer (no further copy). */
     public MemoryRecords buildRecords() {
-        return MemoryRecords.of(build());
+        return MemoryRecords.readableRecords(build().buffer());
     }
 
-    private byte[] encodeRecords(long baseTimestamp) {
-        int size = 0;
-        int[] bodySizes = new int[records.size()];
-        for (int i = 0; i < records.size(); i++) {
-            bodySizes[i] = bodySize(records.get(i), i, baseTimestamp);
-            size += Varint.sizeOfVarint(bodySizes[i]) + bodySizes[i];
+    private void ensureRoom(int bytes) {
+        if (records.remaining() < bytes) {
+            ByteBuffer larger = ByteBuffer.allocate(Math.max(records.capacity() * 2, records.position() + bytes));
+            larger.put(records.flip());
+            records = larger;
         }
-        ByteBuffer out = ByteBuffer.allocate(size);
-        for (int i = 0; i < records.size(); i++) {
-            Record r = records.get(i);
-            Varint.writeVarint(bodySizes[i], out);
-            out.put((byte) 0);
-            Varint.writeVarlong(r.timestamp() - baseTimestamp, out);
-            Varint.writeVarint(i, out);
-            writeBytes(r.key(), out);
-            writeBytes(r.value(), out);
-            Varint.writeVarint(r.headers().size(), out);
-            for (Header h : r.headers()) {
-                writeBytes(h.key().getBytes(StandardCharsets.UTF_8), out);
-                writeBytes(h.value(), out);
-            }
-        }
-        return out.array();
-    }
-
-    private static int bodySize(Record r, int offsetDelta, long baseTimestamp) {
-        int size = 1 + Varint.sizeOfVarlong(r.timestamp() - baseTimestamp) + Varint.sizeOfVarint(offsetDelta);
-        size += sizeOfBytes(r.key()) + sizeOfBytes(r.value());
-        size += Varint.sizeOfVarint(r.headers().size());
-        for (Header h : r.headers()) {
-            size += sizeOfBytes(h.key().getBytes(StandardCharsets.UTF_8)) + sizeOfBytes(h.value());
-        }
-        return size;
     }
 
     private static int sizeOfBytes(byte[] bytes) {
