@@ -10,7 +10,6 @@ import io.tideline.replication.follower.DivergingEpoch;
 import io.tideline.replication.follower.FetchResponseData;
 import io.tideline.replication.server.FollowerFetch;
 import io.tideline.store.record.MemoryRecords;
-import java.nio.ByteBuffer;
 import java.util.Optional;
 
 /** Conversions between the replication wire messages and the replica manager's types. */
@@ -59,8 +58,10 @@ final class ReplicationProtos {
                 ? Optional.of(new DivergingEpoch(p.getDivergingEpoch().getEpoch(), p.getDivergingEpoch().getEndOffset()))
                 : Optional.empty();
         ByteString bytes = p.getRecords();
+        // A view, not a copy: the follower's append only reads the batches (framing, CRC, the write), and
+        // the bytes behind it (the received message, or in-process the leader's read) are not reused.
         MemoryRecords records = bytes.isEmpty() ? MemoryRecords.EMPTY
-                : MemoryRecords.readableRecords(ByteBuffer.wrap(bytes.toByteArray()));
+                : MemoryRecords.readableRecords(bytes.asReadOnlyByteBuffer());
         return new FetchResponseData(Errors.forCode(p.getErrorCode()), records, p.getHighWatermark(),
                 p.getLogStartOffset(), p.getLogEndOffset(), diverging);
     }
