@@ -18,7 +18,7 @@ final class ReplicationProtos {
     }
 
     static FetchPartition toProto(FollowerFetch fetch) {
-        return FetchPartition.newBuilder()
+        FetchPartition.Builder b = FetchPartition.newBuilder()
                 .setTopic(fetch.topicPartition().topic())
                 .setPartition(fetch.topicPartition().partition())
                 .setCurrentLeaderEpoch(fetch.currentLeaderEpoch())
@@ -26,14 +26,17 @@ final class ReplicationProtos {
                 .setLastFetchedEpoch(fetch.lastFetchedEpoch())
                 .setLogStartOffset(fetch.logStartOffset())
                 .setHighWatermark(fetch.highWatermark())
-                .setPartitionMaxBytes(fetch.maxBytes())
-                .build();
+                .setPartitionMaxBytes(fetch.maxBytes());
+        if (fetch.logEndOffset() != fetch.fetchOffset()) {
+            b.setLogEndOffset(fetch.logEndOffset());
+        }
+        return b.build();
     }
 
     static FollowerFetch fromProto(FetchPartition p) {
         return new FollowerFetch(new TopicPartition(p.getTopic(), p.getPartition()), p.getCurrentLeaderEpoch(),
                 p.getFetchOffset(), p.getLastFetchedEpoch(), p.getLogStartOffset(), p.getHighWatermark(),
-                p.getPartitionMaxBytes());
+                p.getPartitionMaxBytes(), p.hasLogEndOffset() ? p.getLogEndOffset() : p.getFetchOffset());
     }
 
     static FetchedPartition toProto(TopicPartition tp, FetchResponseData data) {
