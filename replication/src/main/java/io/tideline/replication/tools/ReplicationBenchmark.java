@@ -84,8 +84,8 @@ import picocli.CommandLine.Option;
  * the target of issue 9: at least half the raw read or 0.8 of the follower append, whichever is lower.
  *
  * <p>Scenarios: one partition, and {@code --partitions} partitions sharing the same total bytes, each with
- * {@code --idle-partitions} empty partitions fetched beside the busy ones. An untimed warm-up catch-up runs
- * first for the JIT.
+ * {@code --idle-partitions} empty partitions fetched beside the busy ones. Each scenario runs
+ * {@code --warmup-rounds} untimed rounds first for the JIT.
  *
  * Output: two tables and the per-round figures, then one {@code RESULT bench-replication key=value ...}
  * line for scripts. Bad arguments or an unusable directory: one line on stderr, exit code 2.
@@ -157,9 +157,10 @@ public final class ReplicationBenchmark {
     @Option(names = "--keep", description = "Keep the directory for inspection.")
     boolean keep;
 
-    @Option(names = "--warmup-mb", hidden = true, defaultValue = "16",
-            description = "MB of the untimed warm-up catch-up (0 for none).")
-    int warmupMegabytes;
+    @Option(names = "--warmup-rounds", paramLabel = "W", defaultValue = "2",
+            description = "Untimed rounds per scenario before the timed ones (default ${DEFAULT-VALUE}): the JIT "
+                    + "is still compiling gRPC and Netty through the first few hundred fetches.")
+    int warmupRounds;
 
     private Transport transport;
 
@@ -249,8 +250,8 @@ public final class ReplicationBenchmark {
         if (rounds < 1) {
             return "--rounds must be at least 1, got " + rounds;
         }
-        if (warmupMegabytes < 0) {
-            return "--warmup-mb must not be negative, got " + warmupMegabytes;
+        if (warmupRounds < 0) {
+            return "--warmup-rounds must not be negative, got " + warmupRounds;
         }
         return null;
     }
@@ -273,11 +274,9 @@ public final class ReplicationBenchmark {
         out.printf(Locale.ROOT, "transport: %s; MB = 10^6 bytes; Java %s, %d cores, max heap %d MiB%n",
                 transport.description, System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(),
                 Runtime.getRuntime().maxMemory() >> 20);
-        out.printf(Locale.ROOT, "best of %d round(s); catch-up and the two baselines alternate which goes first%n", rounds);
+        out.printf(Locale.ROOT, "best of %d round(s) after %d untimed; catch-up and the two baselines alternate which "
+                + "goes first%n", rounds, warmupRounds);
         out.flush();
-        if (warmupMegabytes > 0) {
-            scenario("warmup", Math.min(partitions, 4), (long) warmupMegabytes * 1_000_000L, 1);
-        }
 
         Map<String, String> summary = new LinkedHashMap<>();
         summary.put("transport", transport.name().toLowerCase(Locale.ROOT).replace('_', '-'));
@@ -290,7 +289,7 @@ public final class ReplicationBenchmark {
         List<Integer> counts = partitions == 1 ? List.of(1) : List.of(1, partitions);
         Map<Integer, Result> results = new LinkedHashMap<>();
         for (int count : counts) {
-            results.put(count, scenario("p" + count, count, (long) megabytes * 1_000_000L, rounds));
+            results.put(count, scenario("p" + count, count, (long) megabytes * 1_000_000L));
         }
 
         out.println();
@@ -385,7 +384,7 @@ public final class ReplicationBenchmark {
      * raw read of the leader's logs and a follower append of the same batches into fresh logs, the order
      * alternating from round to round so that a busy neighbour or write-back falls on each side alike.
      */
-    private Result scenario(String name, int count, long totalBytes, int roundCount) throws IOException, InterruptedException {
+    private Result scenario(String name, int count, long totalBytes) throws IOException, InterruptedException {
         Path base = dir.resolve(name);
         List<TopicPartition> busy = new ArrayList<>();
         for (int p = 0; p < count; p++) {
@@ -408,10 +407,10 @@ public final class ReplicationBenchmark {
                 leaderEnds.put(tp, log.logEndOffset());
                 leaderLogs.add(log);
             }
-            long[] catchUp = new long[roundCount];
-            long[] rawRead = new long[roundCount];
-            long[] append = new long[roundCount];
-            for (int round = 0; round < roundCount; round++) {
+            long[] catchUp = new long[warmupRounds + rounds];
+            long[] rawRead = new long[warmupRounds + rounds];
+            long[] append = new long[warmupRounds + rounds];
+            for (int round = 0; round < warmupRounds + rounds; round++) {
                 boolean baselinesFirst = round % 2 == 1;
                 if (baselinesFirst) {
                     rawRead[round] = timeRawRead(leaderLogs, leaderBytes);
@@ -426,7 +425,9 @@ public final class ReplicationBenchmark {
                             leaderBytes);
                 }
             }
-            return new Result(leaderBytes, catchUp, rawRead, append);
+            int timed = warmupRounds;
+            return new Result(leaderBytes, Arrays.copyOfRange(catchUp, timed, catchUp.length),
+                    Arrays.copyOfRange(rawRead, timed, rawRead.length), Arrays.copyOfRange(append, timed, append.length));
         } finally {
             FileUtils.deleteRecursively(base);
         }

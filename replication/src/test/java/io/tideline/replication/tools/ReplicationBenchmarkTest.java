@@ -24,7 +24,7 @@ class ReplicationBenchmarkTest {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         Path work = dir.resolve("bench");
         int code = ReplicationBenchmark.run(new String[] {"--dir", work.toString(), "--transport", "in-process",
-                "--mb", "2", "--partitions", "2", "--idle-partitions", "1", "--rounds", "2", "--warmup-mb", "0",
+                "--mb", "2", "--partitions", "2", "--idle-partitions", "1", "--rounds", "2", "--warmup-rounds", "1",
                 "--record-size", "100", "--batch-size", "10"}, new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         String text = out.toString(StandardCharsets.UTF_8);
