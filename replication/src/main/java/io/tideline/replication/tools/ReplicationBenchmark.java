@@ -39,6 +39,7 @@ import io.tideline.store.record.RecordBatchBuilder;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -313,9 +314,10 @@ public final class ReplicationBenchmark {
         out.println();
         for (Map.Entry<Integer, Result> e : results.entrySet()) {
             Result r = e.getValue();
-            out.printf(Locale.ROOT, "rounds, %d partition(s), MB/s: catch-up %s; raw read %s; follower append %s%n",
-                    e.getKey(), rates(r.bytes(), r.catchUpRounds()), rates(r.bytes(), r.rawReadRounds()),
-                    rates(r.bytes(), r.appendRounds()));
+            out.printf(Locale.ROOT, "rounds, %d partition(s), MB/s: catch-up %s; raw read %s; follower append %s; "
+                            + "catch-up CPU ms/MB (all threads) %s%n", e.getKey(), rates(r.bytes(), r.catchUpRounds()),
+                    rates(r.bytes(), r.rawReadRounds()), rates(r.bytes(), r.appendRounds()),
+                    cpuPerMb(r.bytes(), r.catchUpCpuRounds()));
         }
         for (Map.Entry<Integer, Result> e : results.entrySet()) {
             Result r = e.getValue();
@@ -325,6 +327,7 @@ public final class ReplicationBenchmark {
             summary.put(key + "_catch_up_mb_per_s", fixed(r.catchUpMbPerS(), 1));
             summary.put(key + "_raw_read_mb_per_s", fixed(r.rawReadMbPerS(), 1));
             summary.put(key + "_follower_append_mb_per_s", fixed(r.appendMbPerS(), 1));
+            summary.put(key + "_catch_up_cpu_ms_per_mb", fixed(r.catchUpCpuMsPerMb(), 2));
             summary.put(key + "_target_mb_per_s", fixed(r.targetMbPerS(), 1));
             summary.put(key + "_target_rule", r.targetIsRawRead() ? "raw_read" : "follower_append");
             summary.put(key + "_catch_up_to_target", fixed(r.catchUpMbPerS() / r.targetMbPerS(), 2));
@@ -334,6 +337,14 @@ public final class ReplicationBenchmark {
         summary.forEach((k, v) -> line.append(' ').append(k).append('=').append(v));
         out.println(line);
         out.flush();
+    }
+
+    private static String cpuPerMb(long bytes, long[] cpuNanos) {
+        StringBuilder s = new StringBuilder();
+        for (long ns : cpuNanos) {
+            s.append(s.length() == 0 ? "" : ", ").append(fixed(ns / 1e6 / (bytes / MB), 2));
+        }
+        return s.toString();
     }
 
     private static String rates(long bytes, long[] nanos) {
@@ -349,7 +360,7 @@ public final class ReplicationBenchmark {
      * each. The target is issue 9's: at least half the raw read, or 0.8 of the follower's own append rate,
      * whichever is lower.
      */
-    record Result(long bytes, long[] catchUpRounds, long[] rawReadRounds, long[] appendRounds) {
+    record Result(long bytes, long[] catchUpRounds, long[] catchUpCpuRounds, long[] rawReadRounds, long[] appendRounds) {
         long catchUpNs() {
             return Arrays.stream(catchUpRounds).min().orElseThrow();
         }
@@ -360,6 +371,15 @@ public final class ReplicationBenchmark {
 
         double rawReadMbPerS() {
             return bytes / MB / (Arrays.stream(rawReadRounds).min().orElseThrow() / 1e9);
+        }
+
+        /**
+         * CPU the whole process spent per MB during the cheapest catch-up round (every thread: leader,
+         * follower, gRPC, GC, JIT): the cost of moving the bytes, which a busy neighbour on the machine
+         * changes much less than the elapsed time.
+         */
+        double catchUpCpuMsPerMb() {
+            return Arrays.stream(catchUpCpuRounds).min().orElseThrow() / 1e6 / (bytes / MB);
         }
 
         double appendMbPerS() {
@@ -408,6 +428,7 @@ public final class ReplicationBenchmark {
                 leaderLogs.add(log);
             }
             long[] catchUp = new long[warmupRounds + rounds];
+            long[] catchUpCpu = new long[warmupRounds + rounds];
             long[] rawRead = new long[warmupRounds + rounds];
             long[] append = new long[warmupRounds + rounds];
             for (int round = 0; round < warmupRounds + rounds; round++) {
@@ -417,8 +438,10 @@ public final class ReplicationBenchmark {
                     append[round] = timeFollowerAppend(base.resolve("append-" + round), scheduler, busy, leaderLogs,
                             leaderBytes);
                 }
-                catchUp[round] = timeCatchUp(base.resolve("follower-" + round), scheduler, leader, all, leaderEnds,
+                long[] timing = timeCatchUp(base.resolve("follower-" + round), scheduler, leader, all, leaderEnds,
                         leaderBytes);
+                catchUp[round] = timing[0];
+                catchUpCpu[round] = timing[1];
                 if (!baselinesFirst) {
                     rawRead[round] = timeRawRead(leaderLogs, leaderBytes);
                     append[round] = timeFollowerAppend(base.resolve("append-" + round), scheduler, busy, leaderLogs,
@@ -427,24 +450,30 @@ public final class ReplicationBenchmark {
             }
             int timed = warmupRounds;
             return new Result(leaderBytes, Arrays.copyOfRange(catchUp, timed, catchUp.length),
+                    Arrays.copyOfRange(catchUpCpu, timed, catchUpCpu.length),
                     Arrays.copyOfRange(rawRead, timed, rawRead.length), Arrays.copyOfRange(append, timed, append.length));
         } finally {
             FileUtils.deleteRecursively(base);
         }
     }
 
-    /** A fresh follower broker is assigned every partition; timed until each busy one reaches the leader's end. */
-    private long timeCatchUp(Path followerDir, ThreadPoolScheduler scheduler, LeaderBroker leader,
+    /**
+     * A fresh follower broker is assigned every partition; timed until each busy one reaches the leader's
+     * end. Returns the elapsed and the process CPU nanoseconds.
+     */
+    private long[] timeCatchUp(Path followerDir, ThreadPoolScheduler scheduler, LeaderBroker leader,
                              List<TopicPartition> tps, Map<TopicPartition, Long> leaderEnds, long leaderBytes)
             throws IOException {
         try (FollowerBroker follower = new FollowerBroker(followerDir, scheduler, leader)) {
             System.gc();
+            long cpuStart = processCpuNanos();
             long start = System.nanoTime();
             for (TopicPartition tp : tps) {
                 follower.broker.replicaManager.applyPartitionState(state(tp), PartitionSettings.defaults());
             }
             awaitCaughtUp(follower.broker.replicaManager, leaderEnds, start);
             long catchUpNs = System.nanoTime() - start;
+            long cpuNs = processCpuNanos() - cpuStart;
             long followerBytes = 0;
             for (TopicPartition tp : leaderEnds.keySet()) {
                 followerBytes += follower.broker.replicaManager.log(tp).orElseThrow().size();
@@ -453,10 +482,15 @@ public final class ReplicationBenchmark {
                 throw new IllegalStateException("the follower holds " + followerBytes + " bytes, the leader "
                         + leaderBytes);
             }
-            return catchUpNs;
+            return new long[] {catchUpNs, cpuNs};
         } finally {
             FileUtils.deleteRecursively(followerDir);
         }
+    }
+
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 
     private long timeRawRead(List<Log> leaderLogs, long leaderBytes) throws IOException {

@@ -43,6 +43,7 @@ class ReplicationBenchmarkTest {
             assertEquals(0.5 * raw <= 0.8 * append ? "raw_read" : "follower_append", values.get(scenario + "_target_rule"),
                     result);
             assertTrue(Double.parseDouble(values.get(scenario + "_catch_up_mb_per_s")) > 0, result);
+            assertTrue(Double.parseDouble(values.get(scenario + "_catch_up_cpu_ms_per_mb")) > 0, result);
         }
         assertEquals("1", values.get("idle_partitions"));
         assertTrue(text.contains("rounds, 2 partition(s), MB/s: catch-up "), text);
