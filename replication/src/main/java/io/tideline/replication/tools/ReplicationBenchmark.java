@@ -315,9 +315,10 @@ public final class ReplicationBenchmark {
         for (Map.Entry<Integer, Result> e : results.entrySet()) {
             Result r = e.getValue();
             out.printf(Locale.ROOT, "rounds, %d partition(s), MB/s: catch-up %s; raw read %s; follower append %s; "
-                            + "catch-up CPU ms/MB (all threads) %s%n", e.getKey(), rates(r.bytes(), r.catchUpRounds()),
-                    rates(r.bytes(), r.rawReadRounds()), rates(r.bytes(), r.appendRounds()),
-                    cpuPerMb(r.bytes(), r.catchUpCpuRounds()));
+                            + "catch-up CPU ms/MB (all threads) %s; catch-up heap bytes allocated per byte %s%n",
+                    e.getKey(), rates(r.bytes(), r.catchUpRounds()), rates(r.bytes(), r.rawReadRounds()),
+                    rates(r.bytes(), r.appendRounds()), cpuPerMb(r.bytes(), r.catchUpCpuRounds()),
+                    perByte(r.bytes(), r.catchUpAllocatedRounds()));
         }
         for (Map.Entry<Integer, Result> e : results.entrySet()) {
             Result r = e.getValue();
@@ -328,6 +329,7 @@ public final class ReplicationBenchmark {
             summary.put(key + "_raw_read_mb_per_s", fixed(r.rawReadMbPerS(), 1));
             summary.put(key + "_follower_append_mb_per_s", fixed(r.appendMbPerS(), 1));
             summary.put(key + "_catch_up_cpu_ms_per_mb", fixed(r.catchUpCpuMsPerMb(), 2));
+            summary.put(key + "_catch_up_allocated_per_byte", fixed(r.catchUpAllocatedPerByte(), 2));
             summary.put(key + "_target_mb_per_s", fixed(r.targetMbPerS(), 1));
             summary.put(key + "_target_rule", r.targetIsRawRead() ? "raw_read" : "follower_append");
             summary.put(key + "_catch_up_to_target", fixed(r.catchUpMbPerS() / r.targetMbPerS(), 2));
@@ -347,6 +349,14 @@ public final class ReplicationBenchmark {
         return s.toString();
     }
 
+    private static String perByte(long bytes, long[] counts) {
+        StringBuilder s = new StringBuilder();
+        for (long count : counts) {
+            s.append(s.length() == 0 ? "" : ", ").append(fixed((double) count / bytes, 2));
+        }
+        return s.toString();
+    }
+
     private static String rates(long bytes, long[] nanos) {
         StringBuilder s = new StringBuilder();
         for (long ns : nanos) {
@@ -360,7 +370,8 @@ public final class ReplicationBenchmark {
      * each. The target is issue 9's: at least half the raw read, or 0.8 of the follower's own append rate,
      * whichever is lower.
      */
-    record Result(long bytes, long[] catchUpRounds, long[] catchUpCpuRounds, long[] rawReadRounds, long[] appendRounds) {
+    record Result(long bytes, long[] catchUpRounds, long[] catchUpCpuRounds, long[] catchUpAllocatedRounds,
+                  long[] rawReadRounds, long[] appendRounds) {
         long catchUpNs() {
             return Arrays.stream(catchUpRounds).min().orElseThrow();
         }
@@ -380,6 +391,11 @@ public final class ReplicationBenchmark {
          */
         double catchUpCpuMsPerMb() {
             return Arrays.stream(catchUpCpuRounds).min().orElseThrow() / 1e6 / (bytes / MB);
+        }
+
+        /** Heap bytes the process allocated per byte caught up (fewest of the rounds): copies show here exactly. */
+        double catchUpAllocatedPerByte() {
+            return (double) Arrays.stream(catchUpAllocatedRounds).min().orElseThrow() / bytes;
         }
 
         double appendMbPerS() {
@@ -429,6 +445,7 @@ public final class ReplicationBenchmark {
             }
             long[] catchUp = new long[warmupRounds + rounds];
             long[] catchUpCpu = new long[warmupRounds + rounds];
+            long[] catchUpAllocated = new long[warmupRounds + rounds];
             long[] rawRead = new long[warmupRounds + rounds];
             long[] append = new long[warmupRounds + rounds];
             for (int round = 0; round < warmupRounds + rounds; round++) {
@@ -442,6 +459,7 @@ public final class ReplicationBenchmark {
                         leaderBytes);
                 catchUp[round] = timing[0];
                 catchUpCpu[round] = timing[1];
+                catchUpAllocated[round] = timing[2];
                 if (!baselinesFirst) {
                     rawRead[round] = timeRawRead(leaderLogs, leaderBytes);
                     append[round] = timeFollowerAppend(base.resolve("append-" + round), scheduler, busy, leaderLogs,
@@ -451,6 +469,7 @@ public final class ReplicationBenchmark {
             int timed = warmupRounds;
             return new Result(leaderBytes, Arrays.copyOfRange(catchUp, timed, catchUp.length),
                     Arrays.copyOfRange(catchUpCpu, timed, catchUpCpu.length),
+                    Arrays.copyOfRange(catchUpAllocated, timed, catchUpAllocated.length),
                     Arrays.copyOfRange(rawRead, timed, rawRead.length), Arrays.copyOfRange(append, timed, append.length));
         } finally {
             FileUtils.deleteRecursively(base);
@@ -459,13 +478,14 @@ public final class ReplicationBenchmark {
 
     /**
      * A fresh follower broker is assigned every partition; timed until each busy one reaches the leader's
-     * end. Returns the elapsed and the process CPU nanoseconds.
+     * end. Returns the elapsed and the process CPU nanoseconds, and the heap bytes allocated meanwhile.
      */
     private long[] timeCatchUp(Path followerDir, ThreadPoolScheduler scheduler, LeaderBroker leader,
                              List<TopicPartition> tps, Map<TopicPartition, Long> leaderEnds, long leaderBytes)
             throws IOException {
         try (FollowerBroker follower = new FollowerBroker(followerDir, scheduler, leader)) {
             System.gc();
+            long allocatedStart = allocatedBytes();
             long cpuStart = processCpuNanos();
             long start = System.nanoTime();
             for (TopicPartition tp : tps) {
@@ -474,6 +494,7 @@ public final class ReplicationBenchmark {
             awaitCaughtUp(follower.broker.replicaManager, leaderEnds, start);
             long catchUpNs = System.nanoTime() - start;
             long cpuNs = processCpuNanos() - cpuStart;
+            long allocated = allocatedBytes() - allocatedStart;
             long followerBytes = 0;
             for (TopicPartition tp : leaderEnds.keySet()) {
                 followerBytes += follower.broker.replicaManager.log(tp).orElseThrow().size();
@@ -482,10 +503,20 @@ public final class ReplicationBenchmark {
                 throw new IllegalStateException("the follower holds " + followerBytes + " bytes, the leader "
                         + leaderBytes);
             }
-            return new long[] {catchUpNs, cpuNs};
+            return new long[] {catchUpNs, cpuNs, allocated};
         } finally {
             FileUtils.deleteRecursively(followerDir);
         }
+    }
+
+    /** Heap bytes allocated so far by the live threads (the catch-up's threads all live until it is measured). */
+    private static long allocatedBytes() {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long total = 0;
+        for (long allocated : threads.getThreadAllocatedBytes(threads.getAllThreadIds())) {
+            total += Math.max(0, allocated);
+        }
+        return total;
     }
 
     private static long processCpuNanos() {

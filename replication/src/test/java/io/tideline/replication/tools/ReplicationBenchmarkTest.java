@@ -44,6 +44,7 @@ class ReplicationBenchmarkTest {
                     result);
             assertTrue(Double.parseDouble(values.get(scenario + "_catch_up_mb_per_s")) > 0, result);
             assertTrue(Double.parseDouble(values.get(scenario + "_catch_up_cpu_ms_per_mb")) > 0, result);
+            assertTrue(Double.parseDouble(values.get(scenario + "_catch_up_allocated_per_byte")) > 0, result);
         }
         assertEquals("1", values.get("idle_partitions"));
         assertTrue(text.contains("rounds, 2 partition(s), MB/s: catch-up "), text);
