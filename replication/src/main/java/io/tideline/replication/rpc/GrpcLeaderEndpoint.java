@@ -4,7 +4,10 @@ import com.google.common.util.concurrent.FutureCallback;
 import com.google.common.util.concurrent.Futures;
 import com.google.common.util.concurrent.ListenableFuture;
 import com.google.common.util.concurrent.MoreExecutors;
+import io.grpc.CallOptions;
 import io.grpc.Channel;
+import io.grpc.MethodDescriptor;
+import io.grpc.stub.ClientCalls;
 import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
 import io.tideline.proto.replication.FetchedPartition;
@@ -24,15 +27,22 @@ import java.util.concurrent.TimeUnit;
 /**
  * A follower's link to one leader over gRPC. The channel is owned by the caller (shared by the broker's
  * clients of that leader); each fetch carries a deadline of its wait plus {@link #DEADLINE_SLACK_MS}.
+ * Responses are read with {@link FetchResponseMarshaller}: the records arrive as read-only views of the
+ * one array the message was received into.
  */
 public final class GrpcLeaderEndpoint implements LeaderEndpoint {
     static final long DEADLINE_SLACK_MS = 15_000L;
 
-    private final ReplicaFetchServiceGrpc.ReplicaFetchServiceFutureStub stub;
+    /** The generated Fetch method, with the response read by {@link FetchResponseMarshaller}. */
+    static final MethodDescriptor<ReplicaFetchRequest, ReplicaFetchResponse> FETCH_METHOD =
+            ReplicaFetchServiceGrpc.getFetchMethod().toBuilder(ReplicaFetchServiceGrpc.getFetchMethod()
+                    .getRequestMarshaller(), FetchResponseMarshaller.INSTANCE).build();
+
+    private final Channel channel;
     private final long brokerEpoch;
 
     public GrpcLeaderEndpoint(Channel channel, long brokerEpoch) {
-        this.stub = ReplicaFetchServiceGrpc.newFutureStub(Objects.requireNonNull(channel, "channel"));
+        this.channel = Objects.requireNonNull(channel, "channel");
         this.brokerEpoch = brokerEpoch;
     }
 
@@ -43,8 +53,9 @@ public final class GrpcLeaderEndpoint implements LeaderEndpoint {
                 .setReplicaId(replicaId).setBrokerEpoch(brokerEpoch)
                 .setMinBytes(minBytes).setMaxBytes(maxBytes).setMaxWaitMs(maxWaitMs);
         partitions.forEach(p -> request.addPartitions(ReplicationProtos.toProto(p)));
-        ListenableFuture<ReplicaFetchResponse> call = stub.withDeadlineAfter(maxWaitMs + DEADLINE_SLACK_MS,
-                TimeUnit.MILLISECONDS).fetch(request.build());
+        ListenableFuture<ReplicaFetchResponse> call = ClientCalls.futureUnaryCall(channel.newCall(FETCH_METHOD,
+                CallOptions.DEFAULT.withDeadlineAfter(maxWaitMs + DEADLINE_SLACK_MS, TimeUnit.MILLISECONDS)),
+                request.build());
         CompletableFuture<Map<TopicPartition, FetchResponseData>> result = new CompletableFuture<>() {
             @Override
             public boolean cancel(boolean mayInterruptIfRunning) {

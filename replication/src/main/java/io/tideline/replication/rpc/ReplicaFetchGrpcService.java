@@ -90,6 +90,9 @@ public final class ReplicaFetchGrpcService extends ReplicaFetchServiceGrpc.Repli
         if (p.getFetchOffset() < 0 || p.getPartitionMaxBytes() <= 0) {
             return "fetch_offset must not be negative and partition_max_bytes must be positive";
         }
+        if (p.hasLogEndOffset() && (p.getLogEndOffset() < 0 || p.getLogEndOffset() > p.getFetchOffset())) {
+            return "log_end_offset must be between 0 and fetch_offset";
+        }
         if (!seen.add(new TopicPartition(p.getTopic(), p.getPartition()))) {
             return "partition listed twice in one fetch";
         }

@@ -10,7 +10,6 @@ import io.tideline.replication.follower.DivergingEpoch;
 import io.tideline.replication.follower.FetchResponseData;
 import io.tideline.replication.server.FollowerFetch;
 import io.tideline.store.record.MemoryRecords;
-import java.nio.ByteBuffer;
 import java.util.Optional;
 
 /** Conversions between the replication wire messages and the replica manager's types. */
@@ -19,7 +18,7 @@ final class ReplicationProtos {
     }
 
     static FetchPartition toProto(FollowerFetch fetch) {
-        return FetchPartition.newBuilder()
+        FetchPartition.Builder b = FetchPartition.newBuilder()
                 .setTopic(fetch.topicPartition().topic())
                 .setPartition(fetch.topicPartition().partition())
                 .setCurrentLeaderEpoch(fetch.currentLeaderEpoch())
@@ -27,14 +26,17 @@ final class ReplicationProtos {
                 .setLastFetchedEpoch(fetch.lastFetchedEpoch())
                 .setLogStartOffset(fetch.logStartOffset())
                 .setHighWatermark(fetch.highWatermark())
-                .setPartitionMaxBytes(fetch.maxBytes())
-                .build();
+                .setPartitionMaxBytes(fetch.maxBytes());
+        if (fetch.logEndOffset() != fetch.fetchOffset()) {
+            b.setLogEndOffset(fetch.logEndOffset());
+        }
+        return b.build();
     }
 
     static FollowerFetch fromProto(FetchPartition p) {
         return new FollowerFetch(new TopicPartition(p.getTopic(), p.getPartition()), p.getCurrentLeaderEpoch(),
                 p.getFetchOffset(), p.getLastFetchedEpoch(), p.getLogStartOffset(), p.getHighWatermark(),
-                p.getPartitionMaxBytes());
+                p.getPartitionMaxBytes(), p.hasLogEndOffset() ? p.getLogEndOffset() : p.getFetchOffset());
     }
 
     static FetchedPartition toProto(TopicPartition tp, FetchResponseData data) {
@@ -59,8 +61,10 @@ final class ReplicationProtos {
                 ? Optional.of(new DivergingEpoch(p.getDivergingEpoch().getEpoch(), p.getDivergingEpoch().getEndOffset()))
                 : Optional.empty();
         ByteString bytes = p.getRecords();
+        // A view, not a copy: the follower's append only reads the batches (framing, CRC, the write), and
+        // the bytes behind it (the received message, or in-process the leader's read) are not reused.
         MemoryRecords records = bytes.isEmpty() ? MemoryRecords.EMPTY
-                : MemoryRecords.readableRecords(ByteBuffer.wrap(bytes.toByteArray()));
+                : MemoryRecords.readableRecords(bytes.asReadOnlyByteBuffer());
         return new FetchResponseData(Errors.forCode(p.getErrorCode()), records, p.getHighWatermark(),
                 p.getLogStartOffset(), p.getLogEndOffset(), diverging);
     }

@@ -268,8 +268,10 @@ public final class Partition {
                 return new FollowerFetchResult(FetchResponseData.error(Errors.OFFSET_OUT_OF_RANGE, hw, lso, leo), false,
                         Optional.empty(), epoch, false);
             }
+            // What the follower has written, not where it reads from: a fetch sent ahead (pipelining) reads
+            // past records the follower is still appending, and they must not count for the high watermark.
             hwAdvanced = recordPosition
-                    && leaderState.onFollowerFetch(replicaId, fetch.fetchOffset(), fetch.logStartOffset(), nowMs);
+                    && leaderState.onFollowerFetch(replicaId, fetch.logEndOffset(), fetch.logStartOffset(), nowMs);
             // A fenced or unknown broker is not proposed (the controller would refuse it: INELIGIBLE_REPLICA).
             expansion = recordPosition && eligibleForIsr ? leaderState.maybeExpandIsr(replicaId) : Optional.empty();
             hw = localLog.highWatermark();

@@ -268,6 +268,33 @@ class HighWatermarkAndAcksTest {
         assertEquals(3, c.followerEndAtLeader(LEADER, 4), "the newest fetch is where replica 4 is");
     }
 
+    /**
+     * A fetch sent ahead (pipelining) reads past batches its follower is still appending: the high
+     * watermark counts what the follower says it has written, so a follower that dies mid-append cannot
+     * have acknowledged records it never wrote. Replica 4 is in the ISR and fetches by hand.
+     */
+    @Test
+    void aFetchSentAheadCountsForTheHighWatermarkOnlyWhatItsFollowerAppended() throws Exception {
+        c = new MockClockCluster(dir, Map.of());
+        c.cluster.createPartition(TP, List.of(1, 2, 4), PartitionSettings.defaults());
+        for (int i = 0; i < 6; i++) {
+            assertEquals(Errors.NONE, c.produceNow(1, "v" + i).error());
+        }
+        FollowerFetch ahead = new FollowerFetch(TP, 0, 4, 0, 0, 0, 1 << 20, 0);
+        FetchResponseData read = c.broker(LEADER).replicaManager.fetchForReplica(4, List.of(ahead), 1, 1 << 20, 0)
+                .join().get(TP);
+        assertEquals(Errors.NONE, read.error());
+        assertTrue(read.records().sizeInBytes() > 0, "the fetch reads from its fetch offset");
+        assertEquals(0, c.followerEndAtLeader(LEADER, 4));
+        assertEquals(0, leaderHw(), "nothing is on replica 4 yet, wherever it reads from");
+
+        // Its next fetch, sent ahead again, reports [0, 4) written.
+        c.broker(LEADER).replicaManager.fetchForReplica(4, List.of(new FollowerFetch(TP, 0, 6, 0, 0, 0, 1 << 20, 4)),
+                1, 1 << 20, 0).join();
+        assertEquals(4, c.followerEndAtLeader(LEADER, 4));
+        c.await(() -> leaderHw() == 4);
+    }
+
     private CompletableFuture<Map<TopicPartition, FetchResponseData>> fetchAs4(long offset, long hw, int waitMs) {
         FollowerFetch fetch = new FollowerFetch(TP, 0, offset, 0, 0, hw, 1 << 20);
         return c.broker(LEADER).replicaManager.fetchForReplica(4, List.of(fetch), 1 << 20, 1 << 20, waitMs);

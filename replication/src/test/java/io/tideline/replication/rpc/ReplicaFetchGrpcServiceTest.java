@@ -158,6 +158,23 @@ class ReplicaFetchGrpcServiceTest {
         assertEquals(3, followerLogEndOnLeader(2));
     }
 
+    @Test
+    void aFetchSentAheadIsRecordedAtWhatTheFollowerAppendedAndAnImpossibleOneIsRefused() {
+        // Reads from 2 while it still appends what it fetched before: it has written nothing yet.
+        FetchPartition ahead = partition("orders", 0, 2, 1024).toBuilder().setLogEndOffset(0).build();
+        FetchedPartition answered = blocking().fetch(request(2, 1, 1024, 0, ahead)).getPartitions(0);
+        assertEquals(Errors.NONE.code(), answered.getErrorCode(), answered.toString());
+        assertFalse(answered.getRecords().isEmpty());
+        assertEquals(0, followerLogEndOnLeader(2), "the leader counts what the follower wrote, not where it reads");
+
+        for (long logEnd : new long[] {3, -1}) {
+            FetchPartition impossible = partition("orders", 0, 2, 1024).toBuilder().setLogEndOffset(logEnd).build();
+            FetchedPartition refused = blocking().fetch(request(2, 1, 1024, 0, impossible)).getPartitions(0);
+            assertEquals(Errors.INVALID_REQUEST.code(), refused.getErrorCode(), "log_end_offset " + logEnd);
+        }
+        assertEquals(0, followerLogEndOnLeader(2));
+    }
+
     private ReplicaFetchServiceGrpc.ReplicaFetchServiceBlockingStub blocking() {
         // Every answer here is immediate: a request that parked would never be answered on the mock clock.
         return ReplicaFetchServiceGrpc.newBlockingStub(channel).withDeadlineAfter(5, TimeUnit.SECONDS);
