@@ -14,15 +14,21 @@ import io.tideline.proto.client.FetchResponse;
 import io.tideline.store.record.MemoryRecords;
 import io.tideline.store.record.Record;
 import io.tideline.store.record.RecordBatch;
-import java.nio.ByteBuffer;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Iterator;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
- * One fetch round: a Fetch request to each leader for the assigned partitions that have a position and
- * nothing buffered, then the answers into the buffers. Batches come whole, so records below the
- * position inside a returned batch are dropped here. Not thread-safe: runs on the consumer's thread.
+ * Fetches for the assigned partitions, at most one request in flight per leader, as Kafka's consumer
+ * does: {@link #sendFetches} asks each leader without a request in flight for its partitions that have a
+ * position and nothing buffered, and {@link #collect} puts the answers into the buffers. The consumer
+ * sends the next fetches as soon as it hands out the last buffered records of a partition, so the
+ * application works on one answer while the next is on its way. Batches come whole, so records below
+ * the position inside a returned batch are dropped here. Not thread-safe: runs on the consumer's thread.
  */
 final class Fetcher {
     private final ConsumerConfig config;
@@ -31,6 +37,8 @@ final class Fetcher {
     private final BrokerChannels channels;
     private final OutOfRangeHandler outOfRange;
     private final Time time;
+    /** The request in flight to each leader, with the offsets it asked for. */
+    private final Map<BrokerAddress, Sent> inFlight = new LinkedHashMap<>();
 
     Fetcher(ConsumerConfig config, SubscriptionState subscriptions, MetadataManager metadata, BrokerChannels channels,
             OutOfRangeHandler outOfRange, Time time) {
@@ -42,19 +50,20 @@ final class Fetcher {
         this.time = time;
     }
 
-    private record Sent(Map<TopicPartition, Long> offsets, CompletableFuture<FetchResponse> call) {
+    private record Sent(Map<TopicPartition, Long> offsets, Map<TopicPartition, Integer> seekEpochs,
+                        CompletableFuture<FetchResponse> call, long deadlineMs) {
     }
 
     /**
-     * Fetches once, waiting at most {@code maxWaitMs} at the brokers.
+     * Sends a fetch, waiting at most {@code maxWaitMs} at the broker, to each leader that has fetchable
+     * partitions and no request in flight.
      *
-     * @return whether any request was sent (false: nothing fetchable, e.g. every leader unknown)
-     * @throws OffsetOutOfRangeException under auto.offset.reset=none, after the whole round was processed
-     * @throws TidelineClientException   for a non-retriable error
+     * @return how many requests are in flight now (0: nothing fetchable, e.g. every leader unknown)
      */
-    boolean fetchOnce(int maxWaitMs) {
+    int sendFetches(int maxWaitMs) {
         long now = time.milliseconds();
         Map<BrokerAddress, Map<TopicPartition, Long>> byLeader = new LinkedHashMap<>();
+        Map<TopicPartition, Integer> epochs = new LinkedHashMap<>();
         for (Map.Entry<TopicPartition, PartitionState> e : subscriptions.states().entrySet()) {
             PartitionState s = e.getValue();
             if (s.position == null || s.pendingReset != null || s.hasBuffer() || s.retryAtMs > now) {
@@ -65,19 +74,56 @@ final class Fetcher {
                 metadata.requestUpdate();
                 continue;
             }
-            byLeader.computeIfAbsent(leader.address(), a -> new LinkedHashMap<>()).put(e.getKey(), s.position);
+            if (!inFlight.containsKey(leader.address())) {
+                byLeader.computeIfAbsent(leader.address(), a -> new LinkedHashMap<>()).put(e.getKey(), s.position);
+                epochs.put(e.getKey(), s.seekEpoch);
+            }
         }
-        Map<BrokerAddress, Sent> calls = new LinkedHashMap<>();
-        byLeader.forEach((leader, offsets) -> calls.put(leader, new Sent(offsets, send(leader, offsets, maxWaitMs))));
-        RuntimeException first = null;
-        for (Map.Entry<BrokerAddress, Sent> call : calls.entrySet()) {
-            String target = "Fetch to " + call.getKey();
+        long deadline = now + maxWaitMs + config.requestTimeoutMs() + 1_000L;
+        byLeader.forEach((leader, offsets) -> inFlight.put(leader, new Sent(offsets, epochs,
+                send(leader, offsets, maxWaitMs), deadline)));
+        return inFlight.size();
+    }
+
+    /**
+     * Puts every answer that arrived into the buffers; when none has yet, waits up to {@code maxWaitMs}
+     * for the first. A request past its deadline fails as REQUEST_TIMED_OUT and its partitions back off.
+     *
+     * @throws OffsetOutOfRangeException under auto.offset.reset=none, after every answer at hand was processed
+     * @throws TidelineClientException   for a non-retriable error
+     */
+    void collect(long maxWaitMs) {
+        if (inFlight.isEmpty()) {
+            return;
+        }
+        if (inFlight.values().stream().noneMatch(sent -> sent.call().isDone()) && maxWaitMs > 0) {
+            long earliestDeadline = inFlight.values().stream().mapToLong(Sent::deadlineMs).min().orElseThrow();
+            long wait = Math.max(0, Math.min(maxWaitMs, earliestDeadline - time.milliseconds()));
             try {
-                FetchResponse response = Rpc.await(call.getValue().call(),
-                        maxWaitMs + config.requestTimeoutMs() + 1_000L, target);
+                CompletableFuture.anyOf(inFlight.values().stream().map(Sent::call).toArray(CompletableFuture[]::new))
+                        .get(wait, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (TimeoutException | ExecutionException e) {
+                // Nothing answered yet, or an answer failed: both are looked at below.
+            }
+        }
+        RuntimeException first = null;
+        long now = time.milliseconds();
+        for (Iterator<Map.Entry<BrokerAddress, Sent>> it = inFlight.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<BrokerAddress, Sent> call = it.next();
+            Sent sent = call.getValue();
+            String target = "Fetch to " + call.getKey();
+            if (!sent.call().isDone() && now < sent.deadlineMs()) {
+                continue;
+            }
+            it.remove();
+            try {
+                FetchResponse response = Rpc.await(sent.call(), 0, target);
                 for (FetchPartitionResponse p : response.getPartitionsList()) {
                     try {
-                        handle(p, call.getValue().offsets());
+                        handle(p, sent);
                     } catch (TidelineClientException e) {
                         first = first == null ? e : first;
                     }
@@ -86,14 +132,13 @@ final class Fetcher {
                 if (!Rpc.retriable(e)) {
                     first = first == null ? e : first;
                 }
-                backOff(call.getValue().offsets().keySet());
+                backOff(sent.offsets().keySet());
                 metadata.requestUpdate();
             }
         }
         if (first != null) {
             throw first;
         }
-        return !calls.isEmpty();
     }
 
     private CompletableFuture<FetchResponse> send(BrokerAddress leader, Map<TopicPartition, Long> offsets,
@@ -112,12 +157,14 @@ final class Fetcher {
         }
     }
 
-    private void handle(FetchPartitionResponse p, Map<TopicPartition, Long> requested) {
+    private void handle(FetchPartitionResponse p, Sent sent) {
         TopicPartition tp = new TopicPartition(p.getTopic(), p.getPartition());
-        Long fetchOffset = requested.get(tp);
+        Long fetchOffset = sent.offsets().get(tp);
         PartitionState s = subscriptions.states().get(tp);
-        // An answer for a partition not asked for, or whose position moved since, is stale.
-        if (fetchOffset == null || s == null || s.position == null || s.position.longValue() != fetchOffset) {
+        // An answer for a partition not asked for, sought or reset since (even to the same offset: records
+        // come from a fetch made after the seek), or whose position moved, is stale.
+        if (fetchOffset == null || s == null || s.position == null || s.position.longValue() != fetchOffset
+                || s.seekEpoch != sent.seekEpochs().get(tp) || s.pendingReset != null || s.hasBuffer()) {
             return;
         }
         Errors error = Errors.forCode(p.getErrorCode());
@@ -161,7 +208,8 @@ final class Fetcher {
         }
         long position = s.position;
         long upTo = position;
-        MemoryRecords records = MemoryRecords.readableRecords(ByteBuffer.wrap(p.getRecords().toByteArray()));
+        // A view of the answer's bytes: records are decoded out of it, nothing writes to it.
+        MemoryRecords records = MemoryRecords.readableRecords(p.getRecords().asReadOnlyByteBuffer());
         try {
             for (RecordBatch batch : records.batches()) {
                 if (batch.lastOffset() < position) {

@@ -27,6 +27,8 @@ final class SubscriptionState {
         long bufferedUpTo = -1;
         /** When this partition may be fetched again after a retriable error. */
         long retryAtMs;
+        /** Bumped by every seek and reset: answers to fetches sent before it are dropped. */
+        int seekEpoch;
 
         boolean hasBuffer() {
             return bufferedUpTo >= 0;
@@ -70,12 +72,14 @@ final class SubscriptionState {
         PartitionState state = state(tp);
         state.position = offset;
         state.pendingReset = null;
+        state.seekEpoch++;
         state.clearBuffer();
     }
 
     void requestReset(TopicPartition tp, OffsetResetStrategy strategy) {
         PartitionState state = state(tp);
         state.pendingReset = strategy;
+        state.seekEpoch++;
         state.clearBuffer();
     }
 

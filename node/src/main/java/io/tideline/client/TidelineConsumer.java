@@ -156,22 +156,32 @@ public final class TidelineConsumer implements AutoCloseable {
         List<ConsumerRecord> out = new ArrayList<>();
         do {
             if (subscriptions.hasBufferedRecords()) {
-                subscriptions.drainBuffered(config.maxPollRecords(), out);
-                return out;
+                return handOut(out);
             }
             resolvePositions(deadline);
             maybeRefreshMetadata();
             long remaining = Math.max(0, deadline - time.milliseconds());
-            boolean sent = fetcher.fetchOnce((int) Math.min(config.fetchMaxWaitMs(), remaining));
-            subscriptions.drainBuffered(config.maxPollRecords(), out);
-            if (!out.isEmpty()) {
-                return out;
+            int inFlight = fetcher.sendFetches((int) Math.min(config.fetchMaxWaitMs(), remaining));
+            fetcher.collect(remaining);
+            if (subscriptions.hasBufferedRecords()) {
+                return handOut(out);
             }
-            if (!sent && time.milliseconds() < deadline) {
+            if (inFlight == 0 && time.milliseconds() < deadline) {
                 // Nothing could be fetched (leaders unknown, backing off): do not spin.
                 time.sleep(Math.max(1, Math.min(config.retryBackoffMs(), deadline - time.milliseconds())));
             }
         } while (time.milliseconds() < deadline);
+        return out;
+    }
+
+    /**
+     * Moves up to max.poll.records buffered records into {@code out}, then sends the fetches of partitions
+     * it emptied, so the next answers travel while the application works on these (Kafka's consumer does
+     * the same before poll returns).
+     */
+    private List<ConsumerRecord> handOut(List<ConsumerRecord> out) {
+        subscriptions.drainBuffered(config.maxPollRecords(), out);
+        fetcher.sendFetches(config.fetchMaxWaitMs());
         return out;
     }
 

@@ -122,6 +122,11 @@ final class FakeCluster implements AutoCloseable {
 
     /** Consulted for each produced partition at its leader; a non-NONE answer is returned instead of appending. */
     volatile BiFunction<Integer, ProducePartition, Errors> produceHook = (broker, p) -> Errors.NONE;
+    /**
+     * The gate the n-th fetch request (from 0) waits for before it is read and answered; open by default.
+     */
+    volatile java.util.function.IntFunction<java.util.concurrent.CompletableFuture<Void>> fetchGate =
+            n -> java.util.concurrent.CompletableFuture.completedFuture(null);
     /** Produce requests wait for this before they are appended and answered; completed (open) by default. */
     volatile java.util.concurrent.CompletableFuture<Void> produceGate = java.util.concurrent.CompletableFuture.completedFuture(null);
     final List<Received<ProduceRequest>> produceRequests = new CopyOnWriteArrayList<>();
@@ -386,8 +391,12 @@ final class FakeCluster implements AutoCloseable {
 
         @Override
         public void fetch(FetchRequest request, StreamObserver<FetchResponse> observer) {
-            fetchRequests.add(new Received<>(id, request));
-            answer(observer, FakeCluster.this.fetch(id, request));
+            int n;
+            synchronized (fetchRequests) {
+                n = fetchRequests.size();
+                fetchRequests.add(new Received<>(id, request));
+            }
+            fetchGate.apply(n).thenRun(() -> answer(observer, FakeCluster.this.fetch(id, request)));
         }
 
         @Override

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -70,6 +71,40 @@ class TidelineConsumerTest {
 
     private static long skippedMetric(TidelineConsumer consumer) {
         return consumer.metrics().counter(ConsumerMetrics.RECORDS_SKIPPED_BY_RESET).getCount();
+    }
+
+    @Test
+    void theNextFetchIsInFlightWhilePollHandsOutTheLastRecordsOfAFetch() {
+        TidelineConsumer consumer = consumer("earliest", "max.poll.records", "10");
+        consumer.assign(List.of(TP0));
+        consumer.seek(TP0, 0);
+        assertEquals(10, consumer.poll(POLL).size());
+        // Before the application asks again, the fetch from offset 10 is already on its way.
+        Awaitility.await().atMost(POLL).until(() -> cluster.fetchRequests.size() == 2);
+        assertEquals(10, cluster.fetchRequests.get(1).request().getPartitions(0).getFetchOffset());
+
+        cluster.append(TP0, "v10", "v11");
+        List<ConsumerRecord> next = new ArrayList<>();
+        Awaitility.await().atMost(POLL).until(() -> next.addAll(consumer.poll(Duration.ofMillis(100))) && next.size() >= 2);
+        assertEquals(List.of(10L, 11L), offsets(next));
+    }
+
+    @Test
+    void aSeekDropsWhatWasFetchedBeforeItEvenFromTheSameOffset() {
+        java.util.concurrent.CompletableFuture<Void> second = new java.util.concurrent.CompletableFuture<>();
+        cluster.fetchGate = n -> n == 1 ? second : java.util.concurrent.CompletableFuture.completedFuture(null);
+        TidelineConsumer consumer = consumer("earliest", "max.poll.records", "10");
+        consumer.assign(List.of(TP0));
+        consumer.seek(TP0, 0);
+        assertEquals(10, consumer.poll(POLL).size());
+        Awaitility.await().atMost(POLL).until(() -> cluster.fetchRequests.size() == 2);
+        // The fetch from 10 went out before the seek to 10 and is answered (with 10 and 11) after it.
+        cluster.append(TP0, "v10", "v11");
+        consumer.seek(TP0, 10);
+        second.complete(null);
+        assertEquals(List.of(10L, 11L), offsets(consumer.poll(POLL)));
+        assertEquals(10, cluster.fetchRequests.get(2).request().getPartitions(0).getFetchOffset(),
+                "the answer from before the seek was dropped and 10 fetched again");
     }
 
     @Test
