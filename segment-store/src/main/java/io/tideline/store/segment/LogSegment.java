@@ -24,7 +24,8 @@ import java.util.Optional;
  *
  * <p>Thread-safety: appends, roll, truncation and recovery run under the owning log's lock (single
  * writer). Reads ({@link #read}, lookups) need no lock: they see data below the file's size, which
- * moves only after bytes are written.
+ * moves only after bytes are written. {@link #flush()} needs no lock either (the log's flush after a
+ * roll runs on the scheduler): it only fsyncs, and skips files that a deletion already closed.
  */
 public final class LogSegment implements AutoCloseable {
     private static final org.slf4j.Logger LOGGER = org.slf4j.LoggerFactory.getLogger(LogSegment.class);
@@ -442,14 +443,17 @@ public final class LogSegment implements AutoCloseable {
         return removed;
     }
 
-    /** Called on roll: the final time-index entry (the segment's max timestamp) and trimmed indexes. */
+    /**
+     * Called on roll: the final time-index entry (the segment's max timestamp) and trimmed indexes.
+     * No fsync: the log flushes the closed segment on its scheduler after the roll (as Kafka's
+     * UnifiedLog.roll does), so the append that rolled does not wait for the disk.
+     */
     public void onBecomeInactiveSegment() throws IOException {
         if (maxTimestampSoFar >= 0) {
             timeIndex.maybeAppend(maxTimestampSoFar, offsetOfMaxTimestampSoFar, true);
         }
         offsetIndex.trimToValidSize();
         timeIndex.trimToValidSize();
-        log.flush();
     }
 
     /** Makes the indexes of the (new) active segment full-size again after a reopen. */
@@ -458,11 +462,19 @@ public final class LogSegment implements AutoCloseable {
         timeIndex.resize(maxIndexSize);
     }
 
-    public void flush() throws IOException {
-        log.flush();
+    /**
+     * Fsyncs the log and its indexes. Safe while another thread deletes, truncates or closes the
+     * segment (the flush after a roll runs on the scheduler): closed files are skipped. Returns false
+     * when the log file was already released, i.e. the segment is gone and nothing was flushed.
+     */
+    public boolean flush() throws IOException {
+        if (!log.flush()) {
+            return false;
+        }
         offsetIndex.flush();
         timeIndex.flush();
         txnIndex.flush();
+        return true;
     }
 
     /** Renames every file of the set, e.g. from "" to ".deleted", then fsyncs the directory once. */

@@ -9,6 +9,8 @@ import static io.tideline.store.tools.BenchmarkSupport.quietLogging;
 import io.tideline.common.io.FileUtils;
 import io.tideline.common.time.MockScheduler;
 import io.tideline.common.time.MockTime;
+import io.tideline.common.time.Scheduler;
+import io.tideline.common.time.ThreadPoolScheduler;
 import io.tideline.common.time.Time;
 import io.tideline.store.config.LogConfig;
 import io.tideline.store.log.FetchDataInfo;
@@ -288,7 +290,6 @@ public final class StorageBenchmark {
     private Comparison compare(Path base, List<MemoryRecords> batches, long expectedRecords, long expectedBytes)
             throws IOException {
         Files.createDirectories(base);
-        MockScheduler scheduler = new MockScheduler(new MockTime());
         WriteTimes bestAppend = null;
         WriteTimes bestRaw = null;
         long bestRead = Long.MAX_VALUE;
@@ -296,7 +297,10 @@ public final class StorageBenchmark {
         int segments = 0;
         for (int round = 0; round < rounds; round++) {
             Path rawFile = base.resolve("raw-write-" + round + ".bin");
-            try (Log log = openLog(base.resolve("append-" + round), segmentBytes, Time.SYSTEM, scheduler)) {
+            // A real scheduler thread, as on a broker: the flush of each segment closed by a roll runs
+            // on it while appends go on (MockScheduler would never run it: the final flush would do all).
+            try (ThreadPoolScheduler scheduler = new ThreadPoolScheduler("bench-storage-scheduler", 1);
+                 Log log = openLog(base.resolve("append-" + round), segmentBytes, Time.SYSTEM, scheduler)) {
                 boolean rawFirst = round % 2 == 0;
                 WriteTimes raw = null;
                 WriteTimes append;
@@ -359,12 +363,12 @@ public final class StorageBenchmark {
         System.gc();
     }
 
-    private static Log openLog(Path logDir, int segmentBytes, Time time, MockScheduler scheduler) throws IOException {
+    private static Log openLog(Path logDir, int segmentBytes, Time time, Scheduler scheduler) throws IOException {
         LogConfig config = LogConfig.fromMap(Map.of(
                 LogConfig.SEGMENT_BYTES_CONFIG, segmentBytes,
                 LogConfig.MAX_MESSAGE_BYTES_CONFIG, segmentBytes,
                 LogConfig.RETENTION_MS_CONFIG, -1L));
-        return Log.open(logDir, config, time, new Random(SEED), new SegmentDeleter(scheduler), 0L, 0L, -1L, true);
+        return Log.open(logDir, config, time, scheduler, new Random(SEED), new SegmentDeleter(scheduler), 0L, 0L, -1L, true);
     }
 
     /**
@@ -460,7 +464,7 @@ public final class StorageBenchmark {
                 LogConfig.RETENTION_MS_CONFIG, RETENTION_MS,
                 LogConfig.FILE_DELETE_DELAY_MS_CONFIG, FILE_DELETE_DELAY_MS));
         long openStart = System.nanoTime();
-        Log log = Log.open(logDir, config, time, new Random(SEED), new SegmentDeleter(scheduler), 0L,
+        Log log = Log.open(logDir, config, time, scheduler, new Random(SEED), new SegmentDeleter(scheduler), 0L,
                 retentionSegments, -1L, true);
         long openNs = System.nanoTime() - openStart;
         try {
@@ -506,8 +510,8 @@ public final class StorageBenchmark {
      * Lays out {@code count} closed segments of one small batch each, as a log rolled at every batch
      * would have left them: the batch, an empty offset index (sparse: nothing under
      * index.interval.bytes) and a time index holding the final entry written on roll. Written directly
-     * because building them through a log would fsync each one on roll, which costs minutes on a
-     * shared disk and is not what is measured here.
+     * because building them through a log would fsync each one after its roll, which costs about a
+     * minute on a shared disk and is not what is measured here.
      */
     private static void writeOneBatchSegments(Path logDir, int count, long timestamp) throws IOException {
         Files.createDirectories(logDir);
@@ -554,8 +558,9 @@ public final class StorageBenchmark {
                 LogConfig.RETENTION_MS_CONFIG, -1L));
         settle();
         long start = System.nanoTime();
-        Log recovered = Log.open(logDir, config, Time.SYSTEM, new Random(SEED),
-                new SegmentDeleter(new MockScheduler(new MockTime())), 0L, 0L, -1L, false);
+        MockScheduler recoveryScheduler = new MockScheduler(new MockTime());
+        Log recovered = Log.open(logDir, config, Time.SYSTEM, recoveryScheduler, new Random(SEED),
+                new SegmentDeleter(recoveryScheduler), 0L, 0L, -1L, false);
         long recoveryNs = System.nanoTime() - start;
         try {
             if (recovered.logEndOffset() != endOffset || recovered.recoveredSegmentsOnLoad() != recovered.numberOfSegments()) {
