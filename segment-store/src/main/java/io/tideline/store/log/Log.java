@@ -356,7 +356,7 @@ public final class Log implements AutoCloseable {
 
     private LogSegment newSegment(long baseOffset) throws IOException {
         LogConfig cfg = config;
-        return LogSegment.open(dir, baseOffset, cfg.segmentIndexBytes(), cfg.indexIntervalBytes(),
+        return LogSegment.open(dir, baseOffset, LogLoader.activeIndexBytes(cfg), cfg.indexIntervalBytes(),
                 LogLoader.jitter(cfg, random), true, time);
     }
 

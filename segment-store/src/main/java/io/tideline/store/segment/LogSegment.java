@@ -90,6 +90,25 @@ public final class LogSegment implements AutoCloseable {
         }
     }
 
+    /**
+     * Bytes to preallocate for each index of a new, empty active segment: as many entries as
+     * {@code segmentBytes} of data can produce at one entry per {@code indexIntervalBytes} (and at
+     * least one batch header, 61 bytes, per entry), at most {@code segmentIndexBytes}.
+     *
+     * <p>Why not always segment.index.bytes (Kafka preallocates its 10 MiB default): the first write
+     * fault in a freshly mapped, sparse index reads around the faulting page as far as the device's
+     * read-ahead, into the page cache: with an 8 MiB read-ahead, 8 MiB of zeroed holes per 10 MiB
+     * index, 2-15 ms on the append path, freed again by the trim at roll. For the 48 KiB a 16 MiB
+     * segment can need, it is well under a millisecond (docs/performance.md). A segment that
+     * outgrows its estimate (an oversized append, a raised segment.bytes) rolls when its index is
+     * full, as any segment does.
+     */
+    public static int activeIndexBytes(int segmentBytes, int indexIntervalBytes, int segmentIndexBytes) {
+        long entries = (long) segmentBytes / Math.max(indexIntervalBytes, RecordBatch.RECORDS_OFFSET) + 2;
+        // The time index's entries are the larger (12 bytes) and it keeps a slot for the roll entry.
+        return (int) Math.min(segmentIndexBytes, (entries + 1) * TimeIndex.ENTRY_SIZE);
+    }
+
     public long baseOffset() {
         return baseOffset;
     }
