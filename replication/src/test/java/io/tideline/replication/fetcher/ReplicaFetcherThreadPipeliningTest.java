@@ -57,7 +57,8 @@ class ReplicaFetcherThreadPipeliningTest {
     Path tmp;
 
     private final MockTime time = new MockTime();
-    private final SegmentDeleter deleter = new SegmentDeleter(new MockScheduler(time));
+    private final MockScheduler scheduler = new MockScheduler(time);
+    private final SegmentDeleter deleter = new SegmentDeleter(scheduler);
     private final LogConfig logConfig = LogConfig.fromMap(Map.of("file.delete.delay.ms", 0));
     private final ReplicationConfig config = ReplicationConfig.fromMap(Map.of("replica.fetch.backoff.ms", 10));
     private final BlockingQueue<Call> calls = new LinkedBlockingQueue<>();
@@ -99,7 +100,8 @@ class ReplicaFetcherThreadPipeliningTest {
     }
 
     private Log open(String name) throws IOException {
-        Log log = Log.open(tmp.resolve(name).resolve("orders-0"), logConfig, time, new Random(1), deleter, 0, 0, -1, true);
+        Log log = Log.open(tmp.resolve(name).resolve("orders-0"), logConfig, time, scheduler, new Random(1), deleter, 0, 0, -1,
+                true);
         logs.add(log);
         return log;
     }

@@ -40,7 +40,8 @@ class FollowerPartitionTest {
     Path tmp;
 
     private final MockTime time = new MockTime();
-    private final SegmentDeleter deleter = new SegmentDeleter(new MockScheduler(time));
+    private final MockScheduler scheduler = new MockScheduler(time);
+    private final SegmentDeleter deleter = new SegmentDeleter(scheduler);
     private final LogConfig config = LogConfig.fromMap(Map.of("segment.bytes", 600, "retention.ms", 7 * DAY_MS,
             "file.delete.delay.ms", 0));
     private final List<Log> opened = new ArrayList<>();
@@ -55,7 +56,8 @@ class FollowerPartitionTest {
     }
 
     private Log open(String broker) throws Exception {
-        Log log = Log.open(tmp.resolve(broker).resolve("orders-0"), config, time, new Random(1), deleter, 0, 0, -1, true);
+        Log log = Log.open(tmp.resolve(broker).resolve("orders-0"), config, time, scheduler, new Random(1), deleter,
+                0, 0, -1, true);
         opened.add(log);
         return log;
     }

@@ -76,9 +76,10 @@ public final class LogConfig {
                     + "created together do not all roll at the same moment. 0 disables jitter.")
             .define(SEGMENT_INDEX_BYTES_CONFIG, INT, SEGMENT_INDEX_BYTES_DEFAULT,
                     Range.atLeast(SEGMENT_INDEX_BYTES_MIN), MEDIUM,
-                    "Size in bytes preallocated for each segment's offset index and time index. A full index "
-                    + "rolls the segment even if segment.bytes is not reached; the index files are trimmed to "
-                    + "their used size when the segment is rolled.")
+                    "Largest size in bytes preallocated for each segment's offset index and time index; a new "
+                    + "segment gets less when segment.bytes at one entry per index.interval.bytes needs less. A "
+                    + "full index rolls the segment even if segment.bytes is not reached; the index files are "
+                    + "trimmed to their used size when the segment is rolled.")
             .define(INDEX_INTERVAL_BYTES_CONFIG, INT, INDEX_INTERVAL_BYTES_DEFAULT, Range.atLeast(0), MEDIUM,
                     "Bytes of record batches appended between two index entries. Smaller values make a fetch "
                     + "scan less of the segment to find an offset or timestamp, at the cost of larger indexes; "

@@ -190,7 +190,9 @@ public abstract class AbstractIndex implements AutoCloseable {
                 return;
             }
             int position = mmap.position();
-            mmap.force();
+            // No force (msync) first: unmapping a shared mapping leaves its dirty pages in the page
+            // cache, where the segment's next flush finds them. Forcing here was a synchronous write
+            // of the index (about a journal commit each) on every roll, inside the append.
             MappedBuffers.unmap(mmap);
             try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
                 raf.setLength(rounded);

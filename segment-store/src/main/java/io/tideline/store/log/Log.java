@@ -5,6 +5,7 @@ import io.tideline.common.errors.Errors;
 import io.tideline.common.errors.OffsetOutOfRangeException;
 import io.tideline.common.errors.TidelineException;
 import io.tideline.common.io.FileUtils;
+import io.tideline.common.time.Scheduler;
 import io.tideline.common.time.Time;
 import io.tideline.store.config.LogConfig;
 import io.tideline.store.epoch.EpochEndOffset;
@@ -24,6 +25,7 @@ import io.tideline.store.segment.RecordsSlice;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,6 +34,7 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.ConcurrentNavigableMap;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,6 +51,12 @@ import org.slf4j.LoggerFactory;
  * take {@link #lock}); reads take no lock and never block appends. They see a consistent view because
  * segments are published in a concurrent map and offsets in volatile fields, each updated only after
  * the data they describe is in place.
+ *
+ * <p>Durability: the recovery point is the offset below which everything is known to be on disk;
+ * after an unclean stop the loader validates batch by batch from the segment holding it. It moves
+ * only after an fsync of everything below it completed: in {@link #flush()}, and in the flush a
+ * roll schedules on the {@link Scheduler} (Kafka's "flush-log" task) instead of fsyncing on the
+ * append path. See {@link #flushUptoOffsetExclusive}.
  */
 public final class Log implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Log.class);
@@ -55,6 +64,7 @@ public final class Log implements AutoCloseable {
     private final Path dir;
     private final TopicPartition topicPartition;
     private final Time time;
+    private final Scheduler scheduler;
     private final Random random;
     private final SegmentDeleter deleter;
     private final ReentrantLock lock = new ReentrantLock();
@@ -76,13 +86,27 @@ public final class Log implements AutoCloseable {
     /** True until a replication layer takes the high watermark over: a lone replica's HW is its end. */
     private volatile boolean highWatermarkFollowsLogEnd = true;
     private volatile boolean closed;
+    /**
+     * Counts truncations (under the lock). A flush scheduled by a roll made durable the offsets below
+     * the new segment as they were then; after a truncation those offsets may hold other data (or none),
+     * so a flush that saw the count change must not move the recovery point.
+     */
+    private long truncations;
+    /**
+     * An asynchronous flush failed with an I/O error: the data below the recovery point may never
+     * reach the disk (after a failed fsync the kernel may drop the dirty pages). Appends, rolls and
+     * flushes fail with KAFKA_STORAGE_ERROR from then on, as the failed fsync would have on the
+     * append path, so the broker takes the log dir offline.
+     */
+    private volatile IOException asyncFlushFailure;
 
-    private Log(Path dir, TopicPartition topicPartition, LogConfig config, Time time, Random random,
+    private Log(Path dir, TopicPartition topicPartition, LogConfig config, Time time, Scheduler scheduler, Random random,
                 SegmentDeleter deleter, LogLoader.LoadedLog loaded, long highWatermarkCheckpoint) {
         this.dir = dir;
         this.topicPartition = topicPartition;
         this.config = config;
         this.time = time;
+        this.scheduler = scheduler;
         this.random = random;
         this.deleter = deleter;
         this.segments.putAll(loaded.segments());
@@ -99,18 +123,19 @@ public final class Log implements AutoCloseable {
     /**
      * Opens (or creates) the log in {@code dir}, named {@code <topic>-<partition>}.
      *
+     * @param scheduler                runs the flush of each closed segment after a roll; not owned
      * @param logStartOffsetCheckpoint the start offset last checkpointed, 0 if none
      * @param recoveryPointCheckpoint  offsets below it were flushed before the stop; 0 if unknown
      * @param highWatermarkCheckpoint  the last checkpointed high watermark, or -1 to use the log end
      * @param hadCleanShutdown         the log dir's clean-shutdown marker was present: skip recovery
      */
-    public static Log open(Path dir, LogConfig config, Time time, Random random, SegmentDeleter deleter,
-                           long logStartOffsetCheckpoint, long recoveryPointCheckpoint, long highWatermarkCheckpoint,
-                           boolean hadCleanShutdown) throws IOException {
+    public static Log open(Path dir, LogConfig config, Time time, Scheduler scheduler, Random random,
+                           SegmentDeleter deleter, long logStartOffsetCheckpoint, long recoveryPointCheckpoint,
+                           long highWatermarkCheckpoint, boolean hadCleanShutdown) throws IOException {
         TopicPartition tp = TopicPartition.fromDirectoryName(dir.getFileName().toString());
         LogLoader.LoadedLog loaded = LogLoader.load(dir, config, time, random, logStartOffsetCheckpoint,
                 recoveryPointCheckpoint, hadCleanShutdown);
-        Log opened = new Log(dir, tp, config, time, random, deleter, loaded, highWatermarkCheckpoint);
+        Log opened = new Log(dir, tp, config, time, scheduler, random, deleter, loaded, highWatermarkCheckpoint);
         log.info("Loaded {}: {} segments, start offset {}, end offset {}, high watermark {}{}", tp,
                 opened.numberOfSegments(), opened.logStartOffset, opened.logEndOffset, opened.highWatermark,
                 loaded.recoveredSegments() > 0 ? ", recovered " + loaded.recoveredSegments() + " segments (truncated "
@@ -338,11 +363,19 @@ public final class Log implements AutoCloseable {
                 }
                 return replaceEmptyActiveSegment(newBaseOffset);
             }
-            active.onBecomeInactiveSegment(); // fsyncs the closed segment
+            active.onBecomeInactiveSegment();
             LogSegment fresh = newSegment(newBaseOffset);
             segments.put(newBaseOffset, fresh);
-            // Everything below the new segment is on disk now; recovery after a crash starts here.
-            recoveryPoint = Math.max(recoveryPoint, newBaseOffset);
+            // The closed segment is fsynced on the scheduler, not here: an fsync of a full segment
+            // takes milliseconds to seconds and every append of this log would wait behind the lock.
+            // The recovery point stays until that flush completed (flushUptoOffsetExclusive).
+            long truncationsAtRoll = truncations;
+            try {
+                scheduler.scheduleOnce("flush-log", () -> flushUptoOffsetExclusive(newBaseOffset, truncationsAtRoll), 0L);
+            } catch (RejectedExecutionException e) {
+                // The scheduler is shutting down while this log still takes appends: flush here instead.
+                flushUptoOffsetExclusive(newBaseOffset, truncationsAtRoll);
+            }
             return fresh;
         } catch (IOException e) {
             throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Roll of " + topicPartition + " failed", e);
@@ -364,7 +397,7 @@ public final class Log implements AutoCloseable {
 
     private LogSegment newSegment(long baseOffset) throws IOException {
         LogConfig cfg = config;
-        return LogSegment.open(dir, baseOffset, cfg.segmentIndexBytes(), cfg.indexIntervalBytes(),
+        return LogSegment.open(dir, baseOffset, LogLoader.activeIndexBytes(cfg), cfg.indexIntervalBytes(),
                 LogLoader.jitter(cfg, random), true, time);
     }
 
@@ -687,6 +720,7 @@ public final class Log implements AutoCloseable {
                 truncateFullyAndStartAt(offset);
                 return;
             }
+            truncations++;
             List<LogSegment> after = new ArrayList<>(segments.tailMap(offset, false).values());
             for (LogSegment segment : after) {
                 if (segment.baseOffset() >= offset) {
@@ -713,6 +747,7 @@ public final class Log implements AutoCloseable {
         lock.lock();
         try {
             ensureOpen();
+            truncations++;
             List<LogSegment> all = new ArrayList<>(segments.values());
             segments.clear();
             for (LogSegment segment : all) {
@@ -743,15 +778,86 @@ public final class Log implements AutoCloseable {
             if (closed) {
                 return;
             }
+            ensureNoAsyncFlushFailure();
             long end = logEndOffset;
-            for (LogSegment segment : segments.tailMap(segments.floorKey(Math.max(recoveryPoint, segments.firstKey())), true).values()) {
-                segment.flush();
-            }
+            flushSegments(recoveryPoint, Long.MAX_VALUE);
             recoveryPoint = end;
         } catch (IOException e) {
             throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Flush of " + topicPartition + " failed", e);
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * The flush a roll schedules (Kafka's UnifiedLog.flushUptoOffsetExclusive): fsyncs the segments
+     * holding offsets from the recovery point up to {@code offset} (the new segment's base), then
+     * moves the recovery point to it. The fsyncs run without the log's lock, so appends go on.
+     *
+     * <p>Why this is safe:
+     * <ul>
+     *   <li>The recovery point (and so recovery-point-offset-checkpoint) moves only after the fsyncs
+     *       returned, and only forwards. A crash before that leaves it where it was, and the loader
+     *       validates batch by batch from the segment holding it, the closed segment included.</li>
+     *   <li>Everything below {@code offset} lies in closed segments, which take no more appends; only a
+     *       truncation can change them, and a truncation since the roll (counted in
+     *       {@link #truncations}) voids this flush: it keeps the recovery point where the truncation put
+     *       it.</li>
+     *   <li>A segment deleted meanwhile (retention, DeleteRecords, truncation) is skipped or flushed
+     *       harmlessly: its offsets are below the new log start offset or gone, and its files were
+     *       renamed with a directory fsync or unlinked. A log closed meanwhile flushed itself in
+     *       {@link #close()}; this task then does nothing.</li>
+     *   <li>Segments created since the last flush also need their directory entries on disk, so the
+     *       directory is fsynced with them (as Kafka's LocalLog.flush does).</li>
+     * </ul>
+     */
+    void flushUptoOffsetExclusive(long offset, long truncationsAtRoll) {
+        if (closed || offset <= recoveryPoint) {
+            return; // closed (close() flushed everything), or a later flush already covered it
+        }
+        try {
+            flushSegments(recoveryPoint, offset);
+        } catch (IOException | UncheckedIOException e) {
+            if (closed) {
+                // Deleted or closed under the flush (its directory may be gone): nothing left to flush.
+                log.debug("Flush of {} up to {} stopped: the log was closed", topicPartition, offset);
+                return;
+            }
+            asyncFlushFailure = e instanceof UncheckedIOException u ? u.getCause() : (IOException) e;
+            log.error("Flush of {} up to offset {} failed; the log takes no more writes", topicPartition, offset, e);
+            return;
+        }
+        lock.lock();
+        try {
+            if (!closed && truncations == truncationsAtRoll && offset > recoveryPoint) {
+                recoveryPoint = offset;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Fsyncs the segments holding offsets in [from, to), and the directory if one of them was created
+     * at or after {@code from} (a new file's directory entry is not durable with its data). Runs with or
+     * without the lock: segments deleted meanwhile are skipped by {@link LogSegment#flush()}.
+     */
+    private void flushSegments(long from, long to) throws IOException {
+        Long first = segments.floorKey(from);
+        boolean created = false;
+        for (LogSegment segment : (first == null ? segments.headMap(to, false) : segments.subMap(first, true, to, false)).values()) {
+            if (segment.flush() && segment.baseOffset() >= from) {
+                created = true;
+            }
+        }
+        if (created) {
+            try {
+                FileUtils.fsyncDirectory(dir);
+            } catch (NoSuchFileException e) {
+                if (!closed) {
+                    throw e;
+                }
+            }
         }
     }
 
@@ -763,10 +869,15 @@ public final class Log implements AutoCloseable {
             if (closed) {
                 return;
             }
-            flush();
-            closed = true;
-            for (LogSegment segment : segments.values()) {
-                segment.close();
+            try {
+                flush();
+            } finally {
+                // Released even when the flush failed (the error goes to the caller, which then
+                // leaves no clean-shutdown marker): a flush scheduled by a roll finds the log closed.
+                closed = true;
+                for (LogSegment segment : segments.values()) {
+                    segment.close();
+                }
             }
         } finally {
             lock.unlock();
@@ -809,6 +920,15 @@ public final class Log implements AutoCloseable {
     private void ensureOpen() {
         if (closed) {
             throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Log " + topicPartition + " is closed");
+        }
+        ensureNoAsyncFlushFailure();
+    }
+
+    private void ensureNoAsyncFlushFailure() {
+        IOException failure = asyncFlushFailure;
+        if (failure != null) {
+            throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "A flush of " + topicPartition + " failed: "
+                    + failure.getMessage(), failure);
         }
     }
 

@@ -84,10 +84,12 @@ final class LogLoader {
             }
             if (segments.isEmpty()) {
                 segments.put(logStartOffsetCheckpoint, LogSegment.open(dir, logStartOffsetCheckpoint,
-                        config.segmentIndexBytes(), config.indexIntervalBytes(), jitter(config, random), true, time));
+                        activeIndexBytes(config), config.indexIntervalBytes(), jitter(config, random), true, time));
             }
             LogSegment active = segments.lastEntry().getValue();
-            active.resizeIndexes(config.segmentIndexBytes());
+            // An active segment that already holds data may have been indexed under other settings:
+            // it gets the full segment.index.bytes, so no entry of it is cut off.
+            active.resizeIndexes(active.size() == 0 ? activeIndexBytes(config) : config.segmentIndexBytes());
             long logEndOffset = active.readNextOffset();
             if (logEndOffset < logStartOffsetCheckpoint) {
                 // Everything on disk is below the start offset (e.g. DeleteRecords moved it past the end of
@@ -99,7 +101,7 @@ final class LogLoader {
                 }
                 segments.clear();
                 segments.put(logStartOffsetCheckpoint, LogSegment.open(dir, logStartOffsetCheckpoint,
-                        config.segmentIndexBytes(), config.indexIntervalBytes(), jitter(config, random), true, time));
+                        activeIndexBytes(config), config.indexIntervalBytes(), jitter(config, random), true, time));
                 logEndOffset = logStartOffsetCheckpoint;
             }
             long logStartOffset = Math.max(logStartOffsetCheckpoint, segments.firstKey());
@@ -154,6 +156,11 @@ final class LogLoader {
         } catch (IOException | RuntimeException e) {
             return false; // a damaged index can point anywhere; rebuilding is the answer either way
         }
+    }
+
+    /** What the indexes of a new, empty active segment are preallocated to (see LogSegment.activeIndexBytes). */
+    static int activeIndexBytes(LogConfig config) {
+        return LogSegment.activeIndexBytes(config.segmentBytes(), config.indexIntervalBytes(), config.segmentIndexBytes());
     }
 
     static long jitter(LogConfig config, Random random) {

@@ -124,7 +124,7 @@ public final class LogManager implements AutoCloseable {
             if (logs.containsKey(tp)) {
                 throw new IOException("Partition " + tp + " exists in two log dirs: " + logDirOf.get(tp).path + " and " + dir.path);
             }
-            Log opened = Log.open(partitionDir, logConfigFor(tp.topic()), time, random, deleter,
+            Log opened = Log.open(partitionDir, logConfigFor(tp.topic()), time, scheduler, random, deleter,
                     startOffsets.getOrDefault(tp, 0L), recoveryPoints.getOrDefault(tp, 0L),
                     highWatermarks.getOrDefault(tp, -1L), dir.hadCleanShutdown);
             addLog(tp, opened, dir);
@@ -168,8 +168,8 @@ public final class LogManager implements AutoCloseable {
             }
             LogDirectory dir = leastLoadedDir();
             try {
-                Log created = Log.open(dir.path.resolve(tp.directoryName()), logConfigFor(tp.topic()), time, random,
-                        deleter, 0L, 0L, -1L, true);
+                Log created = Log.open(dir.path.resolve(tp.directoryName()), logConfigFor(tp.topic()), time, scheduler,
+                        random, deleter, 0L, 0L, -1L, true);
                 addLog(tp, created, dir);
                 return created;
             } catch (IOException e) {

@@ -71,8 +71,22 @@ public final class FileRecords implements AutoCloseable {
         return written;
     }
 
-    public void flush() throws IOException {
-        channel.force(true);
+    /**
+     * Fsyncs the file. The asynchronous flush after a roll calls this without the log's lock, so the
+     * segment may be deleted or closed meanwhile: the fsync holds a reference, so the channel cannot
+     * close under it, and a file already released (nothing left to make durable for anyone) is
+     * skipped. Returns false in that case.
+     */
+    public boolean flush() throws IOException {
+        if (!retain()) {
+            return false;
+        }
+        try {
+            channel.force(true);
+            return true;
+        } finally {
+            release();
+        }
     }
 
     /** Cuts the file to {@code targetSize} bytes; returns the bytes removed. */

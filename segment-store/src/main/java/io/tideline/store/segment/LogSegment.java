@@ -24,7 +24,8 @@ import java.util.Optional;
  *
  * <p>Thread-safety: appends, roll, truncation and recovery run under the owning log's lock (single
  * writer). Reads ({@link #read}, lookups) need no lock: they see data below the file's size, which
- * moves only after bytes are written.
+ * moves only after bytes are written. {@link #flush()} needs no lock either (the log's flush after a
+ * roll runs on the scheduler): it only fsyncs, and skips files that a deletion already closed.
  */
 public final class LogSegment implements AutoCloseable {
     private static final org.slf4j.Logger LOGGER = org.slf4j.LoggerFactory.getLogger(LogSegment.class);
@@ -87,6 +88,25 @@ public final class LogSegment implements AutoCloseable {
             log.close();
             throw e;
         }
+    }
+
+    /**
+     * Bytes to preallocate for each index of a new, empty active segment: as many entries as
+     * {@code segmentBytes} of data can produce at one entry per {@code indexIntervalBytes} (and at
+     * least one batch header, 61 bytes, per entry), at most {@code segmentIndexBytes}.
+     *
+     * <p>Why not always segment.index.bytes (Kafka preallocates its 10 MiB default): the first write
+     * fault in a freshly mapped, sparse index reads around the faulting page as far as the device's
+     * read-ahead, into the page cache: with an 8 MiB read-ahead, 8 MiB of zeroed holes per 10 MiB
+     * index, 2-15 ms on the append path, freed again by the trim at roll. For the 48 KiB a 16 MiB
+     * segment can need, it is well under a millisecond (docs/performance.md). A segment that
+     * outgrows its estimate (an oversized append, a raised segment.bytes) rolls when its index is
+     * full, as any segment does.
+     */
+    public static int activeIndexBytes(int segmentBytes, int indexIntervalBytes, int segmentIndexBytes) {
+        long entries = (long) segmentBytes / Math.max(indexIntervalBytes, RecordBatch.RECORDS_OFFSET) + 2;
+        // The time index's entries are the larger (12 bytes) and it keeps a slot for the roll entry.
+        return (int) Math.min(segmentIndexBytes, (entries + 1) * TimeIndex.ENTRY_SIZE);
     }
 
     public long baseOffset() {
@@ -442,14 +462,17 @@ public final class LogSegment implements AutoCloseable {
         return removed;
     }
 
-    /** Called on roll: the final time-index entry (the segment's max timestamp) and trimmed indexes. */
+    /**
+     * Called on roll: the final time-index entry (the segment's max timestamp) and trimmed indexes.
+     * No fsync: the log flushes the closed segment on its scheduler after the roll (as Kafka's
+     * UnifiedLog.roll does), so the append that rolled does not wait for the disk.
+     */
     public void onBecomeInactiveSegment() throws IOException {
         if (maxTimestampSoFar >= 0) {
             timeIndex.maybeAppend(maxTimestampSoFar, offsetOfMaxTimestampSoFar, true);
         }
         offsetIndex.trimToValidSize();
         timeIndex.trimToValidSize();
-        log.flush();
     }
 
     /** Makes the indexes of the (new) active segment full-size again after a reopen. */
@@ -458,11 +481,19 @@ public final class LogSegment implements AutoCloseable {
         timeIndex.resize(maxIndexSize);
     }
 
-    public void flush() throws IOException {
-        log.flush();
+    /**
+     * Fsyncs the log and its indexes. Safe while another thread deletes, truncates or closes the
+     * segment (the flush after a roll runs on the scheduler): closed files are skipped. Returns false
+     * when the log file was already released, i.e. the segment is gone and nothing was flushed.
+     */
+    public boolean flush() throws IOException {
+        if (!log.flush()) {
+            return false;
+        }
         offsetIndex.flush();
         timeIndex.flush();
         txnIndex.flush();
+        return true;
     }
 
     /** Renames every file of the set, e.g. from "" to ".deleted", then fsyncs the directory once. */

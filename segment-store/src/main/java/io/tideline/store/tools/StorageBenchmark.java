@@ -9,6 +9,8 @@ import static io.tideline.store.tools.BenchmarkSupport.quietLogging;
 import io.tideline.common.io.FileUtils;
 import io.tideline.common.time.MockScheduler;
 import io.tideline.common.time.MockTime;
+import io.tideline.common.time.Scheduler;
+import io.tideline.common.time.ThreadPoolScheduler;
 import io.tideline.common.time.Time;
 import io.tideline.store.config.LogConfig;
 import io.tideline.store.log.FetchDataInfo;
@@ -41,12 +43,15 @@ import picocli.CommandLine.Option;
  * {@code tideline bench-storage}: measures the store against the file system it sits on, in one run.
  *
  * <ul>
- *   <li>append: N records of S random (fixed-seed, incompressible) bytes in batches of B, built before
- *       the clock starts, through {@link Log#appendAsLeader}; next to it a plain {@link FileChannel}
- *       writing the same serialized batches, one write per batch. Both are timed twice: until the last
- *       write returns (page cache) and until one fsync at the end returns (on disk). The ratios
- *       append/raw are the figures that matter: the store's overhead over the bytes it has to write
- *       anyway, with and without the disk in the measurement.</li>
+ *   <li>append, per shape: N records of S random (fixed-seed, incompressible) bytes in batches of B
+ *       into segments of X bytes, built before the clock starts, through {@link Log#appendAsLeader};
+ *       next to it a plain {@link FileChannel} writing the same serialized batches, one write per
+ *       batch. Both are timed twice: until the last write returns (page cache) and until one fsync at
+ *       the end returns (on disk). The ratios append/raw are the figures that matter: the store's
+ *       overhead over the bytes it has to write anyway, with and without the disk in the measurement.
+ *       By default two shapes run: {@link #BULK} (large batches, no roll) and {@link #PRODUCER} (what
+ *       a producer sends by default, a roll every 16 MiB); the shape options run one shape of their
+ *       own instead.</li>
  *   <li>sequential read of the whole log with {@link Log#read} (1 MiB per read, copied into memory, batch
  *       headers walked to find the next offset) next to a plain sequential read of the raw file.</li>
  *   <li>one retention pass over a log of 10,000 one-batch segments: a pass that deletes nothing, then one
@@ -61,7 +66,9 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "bench-storage", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Measures append, sequential read, retention and recovery of the segment store, "
-                + "each next to a plain FileChannel doing the same I/O where there is one.")
+                + "each next to a plain FileChannel doing the same I/O where there is one. Append and read run for "
+                + "two shapes: bulk (2,000,000 records of 100 bytes in batches of 100, 1 GiB segments) and producer "
+                + "(400,000 records of 1 KiB in batches of 16, 16 MiB segments), unless the shape options give one.")
 public final class StorageBenchmark {
     static final String SUMMARY_PREFIX = "RESULT bench-storage";
     private static final int READ_BYTES = 1024 * 1024;
@@ -69,23 +76,35 @@ public final class StorageBenchmark {
     private static final long RETENTION_MS = 60 * 60 * 1000L;
     private static final long FILE_DELETE_DELAY_MS = 60_000L;
     private static final double MB = 1_000_000.0;
+    /** Batches the recovery log cycles through (it appends them again and again up to --recovery-bytes). */
+    private static final int RECOVERY_BATCHES = 1000;
+
+    /** 100-byte records in batches of 100 into Kafka's default 1 GiB segments: no roll during the run. */
+    static final Shape BULK = new Shape("bulk", 2_000_000, 100, 100, LogConfig.SEGMENT_BYTES_DEFAULT);
+    /**
+     * What a producer sends with its defaults (1 KiB records, batch.size 16 KiB: 16 records a batch)
+     * into 16 MiB segments: a roll about every 1,000 batches.
+     */
+    static final Shape PRODUCER = new Shape("producer", 400_000, 1024, 16, 16 * 1024 * 1024);
 
     @Option(names = "--dir", required = true, paramLabel = "D",
             description = "Directory to work in; created if missing, must be empty. Removed at the end unless --keep.")
     Path dir;
 
-    @Option(names = "--records", paramLabel = "N", defaultValue = "2000000", description = "Records to append (default ${DEFAULT-VALUE}).")
-    int records;
+    @Option(names = "--records", paramLabel = "N",
+            description = "Records to append. Any of the four shape options runs that one shape (named custom) instead "
+                    + "of the two default shapes; an option not given takes the bulk shape's value (2000000).")
+    Integer records;
 
-    @Option(names = "--record-size", paramLabel = "S", defaultValue = "100", description = "Value bytes per record (default ${DEFAULT-VALUE}).")
-    int recordSize;
+    @Option(names = "--record-size", paramLabel = "S", description = "Value bytes per record (bulk: 100, producer: 1024).")
+    Integer recordSize;
 
-    @Option(names = "--batch-size", paramLabel = "B", defaultValue = "100", description = "Records per batch (default ${DEFAULT-VALUE}).")
-    int batchSize;
+    @Option(names = "--batch-size", paramLabel = "B", description = "Records per batch (bulk: 100, producer: 16).")
+    Integer batchSize;
 
-    @Option(names = "--segment-bytes", paramLabel = "X", defaultValue = "" + LogConfig.SEGMENT_BYTES_DEFAULT,
-            description = "segment.bytes of the append and recovery logs (default ${DEFAULT-VALUE}).")
-    int segmentBytes;
+    @Option(names = "--segment-bytes", paramLabel = "X",
+            description = "segment.bytes of the append logs (bulk: 1073741824, producer: 16777216).")
+    Integer segmentBytes;
 
     @Option(names = "--recovery-bytes", paramLabel = "BYTES", defaultValue = "1073741824",
             description = "Bytes written before the simulated crash (default ${DEFAULT-VALUE}, 1 GiB).")
@@ -103,8 +122,34 @@ public final class StorageBenchmark {
     int retentionSegments;
 
     @Option(names = "--warmup-records", hidden = true, defaultValue = "200000",
-            description = "Records of the untimed warm-up round (capped at --records).")
+            description = "Records of the untimed warm-up round of each shape (capped at its records).")
     int warmupRecords;
+
+    @Option(names = "--scale", hidden = true, defaultValue = "1",
+            description = "Multiplies the records of the default shapes (tests run them small).")
+    double scale;
+
+    /** One workload: N records of S bytes in batches of B, appended to segments of X bytes. */
+    record Shape(String name, int records, int recordSize, int batchSize, int segmentBytes) {
+        String describe() {
+            return String.format(Locale.ROOT, "%,d records of %,d bytes in batches of %d, segment.bytes %,d",
+                    records, recordSize, batchSize, segmentBytes);
+        }
+
+        Shape scaled(double factor) {
+            return new Shape(name, (int) Math.max(1, Math.round(records * factor)), recordSize, batchSize, segmentBytes);
+        }
+    }
+
+    /** The shapes this run measures, in order: the two defaults, or the one the shape options describe. */
+    List<Shape> shapes() {
+        if (records == null && recordSize == null && batchSize == null && segmentBytes == null) {
+            return List.of(BULK.scaled(scale), PRODUCER.scaled(scale));
+        }
+        return List.of(new Shape("custom", records != null ? records : BULK.records(),
+                recordSize != null ? recordSize : BULK.recordSize(), batchSize != null ? batchSize : BULK.batchSize(),
+                segmentBytes != null ? segmentBytes : BULK.segmentBytes()));
+    }
 
     public static void main(String[] args) {
         quietLogging();
@@ -157,22 +202,29 @@ public final class StorageBenchmark {
     }
 
     private String validate() {
-        if (records < 1) {
+        if (records != null && records < 1) {
             return "--records must be at least 1, got " + records;
         }
-        if (recordSize < 0) {
+        if (recordSize != null && recordSize < 0) {
             return "--record-size must not be negative, got " + recordSize;
         }
-        if (batchSize < 1) {
+        if (batchSize != null && batchSize < 1) {
             return "--batch-size must be at least 1, got " + batchSize;
         }
-        if (segmentBytes < 1024) {
+        if (segmentBytes != null && segmentBytes < 1024) {
             return "--segment-bytes must be at least 1024, got " + segmentBytes;
         }
-        // An upper bound on one batch: header plus, per record, the value and at most 21 bytes of framing.
-        long batchBytes = RecordBatch.RECORDS_OFFSET + (long) Math.min(batchSize, records) * (recordSize + 21L);
-        if (batchBytes > segmentBytes) {
-            return "a batch of " + batchSize + " records of " + recordSize + " bytes does not fit in --segment-bytes " + segmentBytes;
+        if (!(scale > 0)) {
+            return "--scale must be positive, got " + scale;
+        }
+        for (Shape shape : shapes()) {
+            // An upper bound on one batch: header plus, per record, the value and at most 21 bytes of framing.
+            long batchBytes = RecordBatch.RECORDS_OFFSET
+                    + (long) Math.min(shape.batchSize(), shape.records()) * (shape.recordSize() + 21L);
+            if (batchBytes > shape.segmentBytes()) {
+                return "a batch of " + shape.batchSize() + " records of " + shape.recordSize()
+                        + " bytes does not fit in --segment-bytes " + shape.segmentBytes();
+            }
         }
         if (recoveryBytes < 1) {
             return "--recovery-bytes must be at least 1, got " + recoveryBytes;
@@ -201,44 +253,74 @@ public final class StorageBenchmark {
 
     private void execute(PrintStream out) throws IOException {
         long timestamp = System.currentTimeMillis();
-        out.printf(Locale.ROOT, "bench-storage: %,d records of %d bytes in batches of %d, segment.bytes %,d, dir %s%n",
-                records, recordSize, batchSize, segmentBytes, dir.toAbsolutePath());
+        List<Shape> shapes = shapes();
+        out.printf(Locale.ROOT, "bench-storage: %s, dir %s%n", shapes.size() == 1 ? "1 shape" : shapes.size() + " shapes",
+                dir.toAbsolutePath());
         out.printf(Locale.ROOT, "writes timed twice: into the page cache, and until one fsync at the end returns (on disk); "
                 + "MB = 10^6 bytes; Java %s, %d cores, max heap %d MiB%n",
                 System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(),
                 Runtime.getRuntime().maxMemory() >> 20);
-        out.println("append/read figures: best of " + rounds + " alternating rounds of store and raw file");
+        out.println("append/read figures: best of " + rounds + " alternating rounds of store and raw file; "
+                + "the store flushes each segment closed by a roll on a scheduler thread, as a broker does");
         out.flush();
 
-        int warmup = Math.min(warmupRecords, records);
+        Map<String, String> summary = new LinkedHashMap<>();
+        summary.put("shapes", String.join(",", shapes.stream().map(Shape::name).toList()));
+        Map<String, double[]> ratios = new LinkedHashMap<>();
+        for (Shape shape : shapes) {
+            ratios.put(shape.name(), appendAndRead(out, shape, summary, timestamp));
+        }
+
+        out.println();
+        out.printf(Locale.ROOT, "%-44s %14s %10s %12s%n", "measurement", "records/s", "MB/s", "time");
+        retention(out, summary, timestamp);
+        recovery(out, summary, shapes.get(0), timestamp);
+
+        out.println();
+        out.printf(Locale.ROOT, "%-44s %14s %10s%n", "append / raw write", "page cache", "on disk");
+        ratios.forEach((name, r) -> out.printf(Locale.ROOT, "%-44s %14s %10s%n", name,
+                String.format(Locale.ROOT, "%.2fx", r[0]), String.format(Locale.ROOT, "%.2fx", r[1])));
+
+        out.println();
+        StringBuilder line = new StringBuilder(SUMMARY_PREFIX);
+        summary.forEach((k, v) -> line.append(' ').append(k).append('=').append(v));
+        out.println(line);
+        out.flush();
+    }
+
+    /**
+     * The append and read comparison of one shape, in {@code dir/<shape>}: a warm-up, then the timed
+     * rounds; prints the shape's table, adds its figures to {@code summary} under {@code <shape>_} and
+     * returns the append/raw ratios {page cache, on disk}.
+     */
+    private double[] appendAndRead(PrintStream out, Shape shape, Map<String, String> summary, long timestamp)
+            throws IOException {
+        Path base = dir.resolve(shape.name());
+        int warmup = Math.min(warmupRecords, shape.records());
         if (warmup > 0) {
             // JIT warm-up: the same code paths on fewer bytes, timings thrown away.
-            List<MemoryRecords> warmBatches = buildBatches(warmup, timestamp);
-            long warmBytes = 0;
-            for (MemoryRecords batch : warmBatches) {
-                warmBytes += batch.sizeInBytes();
-            }
-            Path warmDir = dir.resolve("warmup");
-            compare(warmDir, warmBatches, warmup, warmBytes);
+            List<MemoryRecords> warmBatches = buildBatches(shape, warmup, timestamp);
+            Path warmDir = base.resolve("warmup");
+            compare(warmDir, shape, warmBatches, warmup, totalBytes(warmBatches));
             FileUtils.deleteRecursively(warmDir);
         }
 
-        Map<String, String> summary = new LinkedHashMap<>();
-        summary.put("records", Integer.toString(records));
-        summary.put("record_size", Integer.toString(recordSize));
-        summary.put("batch_size", Integer.toString(batchSize));
-
-        List<MemoryRecords> batches = buildBatches(records, timestamp);
-        long bytes = 0;
-        for (MemoryRecords batch : batches) {
-            bytes += batch.sizeInBytes();
-        }
-        summary.put("bytes", Long.toString(bytes));
-        out.printf(Locale.ROOT, "%,d batches, %,d bytes (%.1f MB)%n%n", batches.size(), bytes, bytes / MB);
+        List<MemoryRecords> batches = buildBatches(shape, shape.records(), timestamp);
+        long bytes = totalBytes(batches);
+        int records = shape.records();
+        String p = shape.name() + "_";
+        summary.put(p + "records", Integer.toString(records));
+        summary.put(p + "record_size", Integer.toString(shape.recordSize()));
+        summary.put(p + "batch_size", Integer.toString(shape.batchSize()));
+        summary.put(p + "segment_bytes", Integer.toString(shape.segmentBytes()));
+        summary.put(p + "bytes", Long.toString(bytes));
+        out.println();
+        out.printf(Locale.ROOT, "shape %s: %s (%,d batches, %.1f MB)%n", shape.name(), shape.describe(), batches.size(),
+                bytes / MB);
         out.printf(Locale.ROOT, "%-44s %14s %10s %12s%n", "measurement", "records/s", "MB/s", "time");
         out.flush();
 
-        Comparison best = compare(dir, batches, records, bytes);
+        Comparison best = compare(base, shape, batches, records, bytes);
         row(out, "append (Log.appendAsLeader, " + best.segments() + " segment(s))", records, bytes,
                 best.append().pageCacheNs());
         row(out, "raw write (FileChannel, 1 write per batch)", records, bytes, best.rawWrite().pageCacheNs());
@@ -252,26 +334,27 @@ public final class StorageBenchmark {
         row(out, "raw read (FileChannel, 1 MiB per read)", -1, bytes, best.rawReadNs());
         double readToRaw = (double) best.rawReadNs() / best.readNs();
         ratioRow(out, "read / raw read", readToRaw);
-        summary.put("append_records_per_s", rate(records, best.append().pageCacheNs()));
-        summary.put("append_mb_per_s", rate(bytes / MB, best.append().pageCacheNs()));
-        summary.put("raw_write_mb_per_s", rate(bytes / MB, best.rawWrite().pageCacheNs()));
-        summary.put("append_to_raw", fixed(appendToRaw, 3));
-        summary.put("append_durable_mb_per_s", rate(bytes / MB, best.append().durableNs()));
-        summary.put("raw_write_durable_mb_per_s", rate(bytes / MB, best.rawWrite().durableNs()));
-        summary.put("append_to_raw_durable", fixed(durableToRaw, 3));
-        summary.put("read_records_per_s", rate(records, best.readNs()));
-        summary.put("read_mb_per_s", rate(bytes / MB, best.readNs()));
-        summary.put("raw_read_mb_per_s", rate(bytes / MB, best.rawReadNs()));
-        summary.put("read_to_raw", fixed(readToRaw, 3));
+        summary.put(p + "segments", Integer.toString(best.segments()));
+        summary.put(p + "append_records_per_s", rate(records, best.append().pageCacheNs()));
+        summary.put(p + "append_mb_per_s", rate(bytes / MB, best.append().pageCacheNs()));
+        summary.put(p + "raw_write_mb_per_s", rate(bytes / MB, best.rawWrite().pageCacheNs()));
+        summary.put(p + "append_to_raw", fixed(appendToRaw, 3));
+        summary.put(p + "append_durable_mb_per_s", rate(bytes / MB, best.append().durableNs()));
+        summary.put(p + "raw_write_durable_mb_per_s", rate(bytes / MB, best.rawWrite().durableNs()));
+        summary.put(p + "append_to_raw_durable", fixed(durableToRaw, 3));
+        summary.put(p + "read_records_per_s", rate(records, best.readNs()));
+        summary.put(p + "read_mb_per_s", rate(bytes / MB, best.readNs()));
+        summary.put(p + "raw_read_mb_per_s", rate(bytes / MB, best.rawReadNs()));
+        summary.put(p + "read_to_raw", fixed(readToRaw, 3));
+        return new double[] {appendToRaw, durableToRaw};
+    }
 
-        retention(out, summary, timestamp);
-        recovery(out, summary, batches);
-
-        out.println();
-        StringBuilder line = new StringBuilder(SUMMARY_PREFIX);
-        summary.forEach((k, v) -> line.append(' ').append(k).append('=').append(v));
-        out.println(line);
-        out.flush();
+    private static long totalBytes(List<MemoryRecords> batches) {
+        long bytes = 0;
+        for (MemoryRecords batch : batches) {
+            bytes += batch.sizeInBytes();
+        }
+        return bytes;
     }
 
     /** Best times of the store and of the plain file doing the same I/O; see {@link #compare}. */
@@ -285,10 +368,9 @@ public final class StorageBenchmark {
      * the mercy of write-back from the previous phase or a neighbour on the shared disk; the best of
      * several alternating rounds gives both sides the same chances.
      */
-    private Comparison compare(Path base, List<MemoryRecords> batches, long expectedRecords, long expectedBytes)
-            throws IOException {
+    private Comparison compare(Path base, Shape shape, List<MemoryRecords> batches, long expectedRecords,
+                               long expectedBytes) throws IOException {
         Files.createDirectories(base);
-        MockScheduler scheduler = new MockScheduler(new MockTime());
         WriteTimes bestAppend = null;
         WriteTimes bestRaw = null;
         long bestRead = Long.MAX_VALUE;
@@ -296,7 +378,10 @@ public final class StorageBenchmark {
         int segments = 0;
         for (int round = 0; round < rounds; round++) {
             Path rawFile = base.resolve("raw-write-" + round + ".bin");
-            try (Log log = openLog(base.resolve("append-" + round), segmentBytes, Time.SYSTEM, scheduler)) {
+            // A real scheduler thread, as on a broker: the flush of each segment closed by a roll runs
+            // on it while appends go on (MockScheduler would never run it: the final flush would do all).
+            try (ThreadPoolScheduler scheduler = new ThreadPoolScheduler("bench-storage-scheduler", 1);
+                 Log log = openLog(base.resolve("append-" + round), shape.segmentBytes(), Time.SYSTEM, scheduler)) {
                 boolean rawFirst = round % 2 == 0;
                 WriteTimes raw = null;
                 WriteTimes append;
@@ -334,14 +419,14 @@ public final class StorageBenchmark {
         return new Comparison(bestAppend, bestRaw, bestRead, bestRawRead, segments);
     }
 
-    private List<MemoryRecords> buildBatches(int count, long timestamp) {
+    private static List<MemoryRecords> buildBatches(Shape shape, int count, long timestamp) {
         Random random = new Random(SEED);
-        List<MemoryRecords> batches = new ArrayList<>(count / batchSize + 1);
+        List<MemoryRecords> batches = new ArrayList<>(count / shape.batchSize() + 1);
         for (int built = 0; built < count; ) {
-            int n = Math.min(batchSize, count - built);
+            int n = Math.min(shape.batchSize(), count - built);
             RecordBatchBuilder builder = new RecordBatchBuilder(0L);
             for (int i = 0; i < n; i++) {
-                byte[] value = new byte[recordSize];
+                byte[] value = new byte[shape.recordSize()];
                 random.nextBytes(value);
                 builder.append(timestamp, null, value);
             }
@@ -359,12 +444,12 @@ public final class StorageBenchmark {
         System.gc();
     }
 
-    private static Log openLog(Path logDir, int segmentBytes, Time time, MockScheduler scheduler) throws IOException {
+    private static Log openLog(Path logDir, int segmentBytes, Time time, Scheduler scheduler) throws IOException {
         LogConfig config = LogConfig.fromMap(Map.of(
                 LogConfig.SEGMENT_BYTES_CONFIG, segmentBytes,
                 LogConfig.MAX_MESSAGE_BYTES_CONFIG, segmentBytes,
                 LogConfig.RETENTION_MS_CONFIG, -1L));
-        return Log.open(logDir, config, time, new Random(SEED), new SegmentDeleter(scheduler), 0L, 0L, -1L, true);
+        return Log.open(logDir, config, time, scheduler, new Random(SEED), new SegmentDeleter(scheduler), 0L, 0L, -1L, true);
     }
 
     /**
@@ -460,7 +545,7 @@ public final class StorageBenchmark {
                 LogConfig.RETENTION_MS_CONFIG, RETENTION_MS,
                 LogConfig.FILE_DELETE_DELAY_MS_CONFIG, FILE_DELETE_DELAY_MS));
         long openStart = System.nanoTime();
-        Log log = Log.open(logDir, config, time, new Random(SEED), new SegmentDeleter(scheduler), 0L,
+        Log log = Log.open(logDir, config, time, scheduler, new Random(SEED), new SegmentDeleter(scheduler), 0L,
                 retentionSegments, -1L, true);
         long openNs = System.nanoTime() - openStart;
         try {
@@ -506,8 +591,8 @@ public final class StorageBenchmark {
      * Lays out {@code count} closed segments of one small batch each, as a log rolled at every batch
      * would have left them: the batch, an empty offset index (sparse: nothing under
      * index.interval.bytes) and a time index holding the final entry written on roll. Written directly
-     * because building them through a log would fsync each one on roll, which costs minutes on a
-     * shared disk and is not what is measured here.
+     * because building them through a log would fsync each one after its roll, which costs about a
+     * minute on a shared disk and is not what is measured here.
      */
     private static void writeOneBatchSegments(Path logDir, int count, long timestamp) throws IOException {
         Files.createDirectories(logDir);
@@ -531,12 +616,18 @@ public final class StorageBenchmark {
 
     // ---------------------------------------------------------------- recovery
 
-    private void recovery(PrintStream out, Map<String, String> summary, List<MemoryRecords> batches) throws IOException {
+    /**
+     * Recovery of {@code --recovery-bytes} written in {@code shape}'s batches and segments (the first
+     * shape of the run): a thousand batches of it, appended again and again.
+     */
+    private void recovery(PrintStream out, Map<String, String> summary, Shape shape, long timestamp) throws IOException {
         Path logDir = dir.resolve("recovery-0");
+        List<MemoryRecords> batches = buildBatches(shape, Math.min(shape.records(), RECOVERY_BATCHES * shape.batchSize()),
+                timestamp);
         long written = 0;
         long records = 0;
         long endOffset;
-        try (Log log = openLog(logDir, segmentBytes, Time.SYSTEM, new MockScheduler(new MockTime()))) {
+        try (Log log = openLog(logDir, shape.segmentBytes(), Time.SYSTEM, new MockScheduler(new MockTime()))) {
             for (int i = 0; written < recoveryBytes; i++) {
                 MemoryRecords batch = batches.get(i % batches.size());
                 records += log.appendAsLeader(batch, 0).numRecords();
@@ -549,13 +640,14 @@ public final class StorageBenchmark {
             log.abandon();
         }
         LogConfig config = LogConfig.fromMap(Map.of(
-                LogConfig.SEGMENT_BYTES_CONFIG, segmentBytes,
-                LogConfig.MAX_MESSAGE_BYTES_CONFIG, segmentBytes,
+                LogConfig.SEGMENT_BYTES_CONFIG, shape.segmentBytes(),
+                LogConfig.MAX_MESSAGE_BYTES_CONFIG, shape.segmentBytes(),
                 LogConfig.RETENTION_MS_CONFIG, -1L));
         settle();
         long start = System.nanoTime();
-        Log recovered = Log.open(logDir, config, Time.SYSTEM, new Random(SEED),
-                new SegmentDeleter(new MockScheduler(new MockTime())), 0L, 0L, -1L, false);
+        MockScheduler recoveryScheduler = new MockScheduler(new MockTime());
+        Log recovered = Log.open(logDir, config, Time.SYSTEM, recoveryScheduler, new Random(SEED),
+                new SegmentDeleter(recoveryScheduler), 0L, 0L, -1L, false);
         long recoveryNs = System.nanoTime() - start;
         try {
             if (recovered.logEndOffset() != endOffset || recovered.recoveredSegmentsOnLoad() != recovered.numberOfSegments()) {
@@ -563,8 +655,8 @@ public final class StorageBenchmark {
                         + endOffset + ") after validating " + recovered.recoveredSegmentsOnLoad() + " of "
                         + recovered.numberOfSegments() + " segments");
             }
-            String label = String.format(Locale.ROOT, "recovery of %.1f MB after a crash (%d segment(s))", written / MB,
-                    recovered.numberOfSegments());
+            String label = String.format(Locale.ROOT, "recovery of %.1f MB after a crash (%d segment(s), shape %s)", written / MB,
+                    recovered.numberOfSegments(), shape.name());
             row(out, label, records, written, recoveryNs);
             summary.put("recovery_bytes", Long.toString(written));
             summary.put("recovery_segments", Integer.toString(recovered.numberOfSegments()));

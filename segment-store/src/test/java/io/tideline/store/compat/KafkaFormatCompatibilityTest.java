@@ -53,10 +53,11 @@ class KafkaFormatCompatibilityTest {
     Path tmp;
 
     private final MockTime time = new MockTime();
-    private final SegmentDeleter deleter = new SegmentDeleter(new MockScheduler(time));
+    private final MockScheduler scheduler = new MockScheduler(time);
+    private final SegmentDeleter deleter = new SegmentDeleter(scheduler);
 
     private Log openLog(String name, Map<String, Object> config) throws IOException {
-        return Log.open(tmp.resolve(name), LogConfig.fromMap(config), time, new Random(7), deleter, 0, 0, -1, true);
+        return Log.open(tmp.resolve(name), LogConfig.fromMap(config), time, scheduler, new Random(7), deleter, 0, 0, -1, true);
     }
 
     private static Map<String, Object> smallSegments() {
@@ -172,7 +173,7 @@ class KafkaFormatCompatibilityTest {
 
         // The bytes survive a restart that validates every batch (CRC, offsets) as recovery does.
         log.close();
-        Log reopened = Log.open(tmp.resolve("follower-0"), LogConfig.fromMap(smallSegments()), time, new Random(7),
+        Log reopened = Log.open(tmp.resolve("follower-0"), LogConfig.fromMap(smallSegments()), time, scheduler, new Random(7),
                 deleter, 0, 0, -1, false);
         assertEquals(next, reopened.logEndOffset(), "recovery kept every Kafka-built batch");
         assertRecordsEqual(want, readAll(reopened), "records after recovery");

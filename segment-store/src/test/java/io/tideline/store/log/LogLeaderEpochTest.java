@@ -23,11 +23,12 @@ class LogLeaderEpochTest {
     Path tmp;
 
     private final MockTime time = new MockTime();
-    private final SegmentDeleter deleter = new SegmentDeleter(new MockScheduler(time));
+    private final MockScheduler scheduler = new MockScheduler(time);
+    private final SegmentDeleter deleter = new SegmentDeleter(scheduler);
     private final LogConfig config = LogConfig.fromMap(Map.of("segment.bytes", 500, "file.delete.delay.ms", 0));
 
     private Log open(long logStart, boolean clean) throws Exception {
-        return Log.open(tmp.resolve("t-0"), config, time, new Random(1), deleter, logStart, 0, -1, clean);
+        return Log.open(tmp.resolve("t-0"), config, time, scheduler, new Random(1), deleter, logStart, 0, -1, clean);
     }
 
     private void appendAsLeader(Log log, int epoch, int batches) {
@@ -49,7 +50,7 @@ class LogLeaderEpochTest {
 
     @Test
     void followerLearnsTheLeadersEpochsFromTheBatches() throws Exception {
-        Log leader = Log.open(tmp.resolve("l-0"), config, time, new Random(1), deleter, 0, 0, -1, true);
+        Log leader = Log.open(tmp.resolve("l-0"), config, time, scheduler, new Random(1), deleter, 0, 0, -1, true);
         appendAsLeader(leader, 4, 2);
         appendAsLeader(leader, 6, 1);
         Log follower = open(0, true);

@@ -242,6 +242,7 @@ class LogModelPropertyTest {
         /** Base offsets of segments renamed to .deleted and not yet unlinked, with the time they are due. */
         private final Map<Long, Long> pendingUnlinks = new HashMap<>();
         private MockTime time;
+        private MockScheduler scheduler;
         private SegmentDeleter deleter;
         private Log log;
 
@@ -250,13 +251,14 @@ class LogModelPropertyTest {
             this.settings = settings;
             this.config = settings.toConfig();
             startProcess(new MockTime());
-            log = Log.open(dir, config, time, new Random(7), deleter, 0, 0, -1, true);
+            log = Log.open(dir, config, time, scheduler, new Random(7), deleter, 0, 0, -1, true);
         }
 
         /** A new process: its own clock (continuing from the old one), scheduler and deleter. */
         private void startProcess(MockTime clock) {
             time = clock;
-            deleter = new SegmentDeleter(new MockScheduler(time));
+            scheduler = new MockScheduler(time);
+            deleter = new SegmentDeleter(scheduler);
         }
 
         List<SegmentView> views() {
@@ -491,7 +493,7 @@ class LogModelPropertyTest {
             deleter.unlinkAllNow();
             pendingUnlinks.clear();
             startProcess(new MockTime(time.milliseconds()));
-            log = Log.open(dir, config, time, new Random(7), deleter, model.checkpointedLogStartOffset(),
+            log = Log.open(dir, config, time, scheduler, new Random(7), deleter, model.checkpointedLogStartOffset(),
                     model.checkpointedRecoveryPoint(), -1, true);
         }
 
@@ -509,7 +511,7 @@ class LogModelPropertyTest {
             SegmentDeleter crashed = deleter;
             pendingUnlinks.clear();
             startProcess(new MockTime(time.milliseconds()));
-            log = Log.open(dir, config, time, new Random(7), deleter, model.checkpointedLogStartOffset(),
+            log = Log.open(dir, config, time, scheduler, new Random(7), deleter, model.checkpointedLogStartOffset(),
                     model.checkpointedRecoveryPoint(), -1, false);
             assertEquals(List.of(), deletedFiles(), step + ": leftover .deleted files must be removed when the log opens");
             // Release what the dead process still had mapped; its files are gone already.

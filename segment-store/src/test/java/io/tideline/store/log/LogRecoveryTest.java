@@ -84,7 +84,7 @@ class LogRecoveryTest {
     }
 
     private Log open(long logStartOffsetCheckpoint, long recoveryPoint, boolean cleanShutdown) throws IOException {
-        Log log = Log.open(dir(), CONFIG, time, new Random(7), deleter, logStartOffsetCheckpoint, recoveryPoint, -1,
+        Log log = Log.open(dir(), CONFIG, time, scheduler, new Random(7), deleter, logStartOffsetCheckpoint, recoveryPoint, -1,
                 cleanShutdown);
         openLogs.add(log);
         return log;
@@ -201,6 +201,7 @@ class LogRecoveryTest {
         Log log = create();
         appendBatches(log, 20);
         assertTrue(log.numberOfSegments() > 2, "the test needs closed segments too: " + log);
+        scheduler.tick(); // the flushes the rolls scheduled move the recovery point
         long recoveryPoint = log.recoveryPoint();
         long activeBase = log.activeSegment().baseOffset();
         log.abandon();
@@ -243,6 +244,7 @@ class LogRecoveryTest {
         appendBatches(log, 12);
         long end = log.logEndOffset();
         long activeBase = log.activeSegment().baseOffset();
+        scheduler.tick();
         long recoveryPoint = log.recoveryPoint();
         log.abandon();
 
@@ -353,8 +355,10 @@ class LogRecoveryTest {
         Log log = create();
         appendBatches(log, 20);
         int segments = log.numberOfSegments();
+        assertEquals(0, log.recoveryPoint(), "a roll leaves the fsync to the scheduler");
+        scheduler.tick();
         long recoveryPoint = log.recoveryPoint();
-        assertEquals(log.activeSegment().baseOffset(), recoveryPoint, "a roll flushes and moves the recovery point");
+        assertEquals(log.activeSegment().baseOffset(), recoveryPoint, "the flush after the roll moved the recovery point");
         long end = log.logEndOffset();
         log.abandon();
 
@@ -688,7 +692,8 @@ class LogRecoveryTest {
         Log log = manager.getOrCreateLog(TP, Map.of());
         appendBatches(log, 20);
         int segments = log.numberOfSegments();
-        manager.checkpointAll(); // recovery point = base of the active segment (the last roll flushed)
+        scheduler.tick(); // the flushes the rolls scheduled
+        manager.checkpointAll(); // recovery point = base of the active segment (the last roll's flush ran)
         assertEquals(Map.of(TP, log.activeSegment().baseOffset()),
                 checkpoint(LogFileNames.RECOVERY_POINT_CHECKPOINT));
         appendBatches(log, 1);

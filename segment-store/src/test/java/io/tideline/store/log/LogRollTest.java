@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tideline.store.config.LogConfig;
 import io.tideline.store.index.OffsetIndex;
 import io.tideline.store.index.TimeIndex;
 import io.tideline.store.record.MemoryRecords;
@@ -383,6 +384,9 @@ class LogRollTest {
         // indexed before the roll.
         Log log = env.open(Map.of("segment.bytes", 22 * batchSize, "segment.index.bytes", 4096,
                 "index.interval.bytes", 4 * batchSize));
+        // What 22 batches can need at one entry per 4 batches, well below segment.index.bytes.
+        int preallocated = LogSegment.activeIndexBytes(22 * batchSize, 4 * batchSize, 4096);
+        assertTrue(preallocated < 4096, "preallocated: " + preallocated);
         for (int i = 0; i < 22; i++) {
             log.appendAsLeader(batch(ts + i * 10, 1), 0);
         }
@@ -390,8 +394,10 @@ class LogRollTest {
         Path dir = log.dir();
         Path offsetIndexFile = LogFileNames.offsetIndexFile(dir, 0);
         Path timeIndexFile = LogFileNames.timeIndexFile(dir, 0);
-        assertEquals(4096, Files.size(offsetIndexFile), "preallocated while active");
-        assertEquals(4092, Files.size(timeIndexFile), "preallocated while active (whole entries)");
+        assertEquals(preallocated - preallocated % OffsetIndex.ENTRY_SIZE, Files.size(offsetIndexFile),
+                "preallocated while active (whole entries)");
+        assertEquals(preallocated - preallocated % TimeIndex.ENTRY_SIZE, Files.size(timeIndexFile),
+                "preallocated while active (whole entries)");
         long maxTimestamp = ts + 21 * 10;
         assertTrue(segment.timeIndex().lastEntry().timestamp() < maxTimestamp);
 
@@ -413,7 +419,42 @@ class LogRollTest {
         assertEquals(maxTimestamp, last.getLong());
         assertEquals(21, last.getInt());
         // The new active segment's indexes are preallocated again.
-        assertEquals(4096, Files.size(LogFileNames.offsetIndexFile(dir, 22)));
+        assertEquals(preallocated - preallocated % OffsetIndex.ENTRY_SIZE, Files.size(LogFileNames.offsetIndexFile(dir, 22)));
         assertNotEquals(0, Files.size(LogFileNames.timeIndexFile(dir, 22)));
+    }
+
+    // ---------------------------------------------------------------- index preallocation
+
+    @Test
+    void newActiveSegmentIndexesAreSizedForWhatSegmentBytesCanHoldAtMostSegmentIndexBytes() {
+        // 16 MiB at one entry per 4 KiB: 4,096 entries, plus the spares, of the time index's 12 bytes.
+        assertEquals((16 * 1024 * 1024 / 4096 + 3) * TimeIndex.ENTRY_SIZE,
+                LogSegment.activeIndexBytes(16 * 1024 * 1024, 4096, 10 * 1024 * 1024));
+        // 1 GiB would need 3 MiB: below the 10 MiB cap.
+        assertEquals((1024 * 1024 * 1024 / 4096 + 3) * TimeIndex.ENTRY_SIZE,
+                LogSegment.activeIndexBytes(1024 * 1024 * 1024, 4096, 10 * 1024 * 1024));
+        // An entry per batch (index.interval.bytes 0): at most one per 61-byte batch header.
+        assertEquals(10 * 1024 * 1024, LogSegment.activeIndexBytes(1024 * 1024 * 1024, 0, 10 * 1024 * 1024));
+        assertEquals((61_000 / RecordBatch.RECORDS_OFFSET + 3) * TimeIndex.ENTRY_SIZE,
+                LogSegment.activeIndexBytes(61_000, 0, 10 * 1024 * 1024));
+    }
+
+    @Test
+    void segmentThatOutgrowsItsPreallocatedIndexRollsWhenTheIndexIsFull() throws Exception {
+        long ts = env.now();
+        int batchSize = sizeOf(batch(ts, 1));
+        // Sized for 4 batches at an entry per batch; then segment.bytes is raised while it is active.
+        Log log = env.open(Map.of("segment.bytes", 4 * batchSize, "index.interval.bytes", 0));
+        int slots = log.activeSegment().offsetIndex().maxEntries();
+        log.updateConfig(LogConfig.fromMap(Map.of("segment.bytes", 1000 * batchSize, "index.interval.bytes", 0)));
+
+        for (int i = 0; i < 3 * slots; i++) {
+            log.appendAsLeader(batch(ts, 1), 0);
+        }
+
+        assertTrue(log.numberOfSegments() > 1, "the full index rolled the segment: " + log);
+        assertEquals(slots + 1, log.segments().get(1).baseOffset(),
+                "one entry per batch after the first, until the preallocated index was full");
+        assertEquals(3L * slots, readAll(log, 0).size());
     }
 }

@@ -28,7 +28,7 @@ class LogSmokeTest {
         SegmentDeleter deleter = new SegmentDeleter(scheduler);
         LogConfig config = LogConfig.fromMap(Map.of("segment.bytes", 1024, "retention.ms", 60_000, "index.interval.bytes", 100));
         Path dir = tmp.resolve("orders-0");
-        Log log = Log.open(dir, config, time, new Random(1), deleter, 0, 0, -1, true);
+        Log log = Log.open(dir, config, time, scheduler, new Random(1), deleter, 0, 0, -1, true);
         for (int i = 0; i < 100; i++) {
             MemoryRecords r = new RecordBatchBuilder(0).append(time.milliseconds(), "k" + i, "value-" + i).buildRecords();
             LogAppendInfo info = log.appendAsLeader(r, 3);
@@ -52,7 +52,7 @@ class LogSmokeTest {
         assertTrue(deleted > 0);
         assertEquals(log.segments().get(0).baseOffset(), log.logStartOffset());
         log.close();
-        Log reopened = Log.open(dir, config, time, new Random(1), deleter, log.logStartOffset(), log.recoveryPoint(), -1, true);
+        Log reopened = Log.open(dir, config, time, scheduler, new Random(1), deleter, log.logStartOffset(), log.recoveryPoint(), -1, true);
         assertEquals(101, reopened.logEndOffset());
         reopened.close();
     }

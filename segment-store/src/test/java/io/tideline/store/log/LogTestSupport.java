@@ -54,7 +54,7 @@ final class LogTestSupport implements AutoCloseable {
     }
 
     Log open(String dirName, Map<String, ?> config, Random random) throws IOException {
-        Log log = Log.open(root.resolve(dirName), LogConfig.fromMap(config), time, random, deleter, 0L, 0L, -1L, true);
+        Log log = Log.open(root.resolve(dirName), LogConfig.fromMap(config), time, scheduler, random, deleter, 0L, 0L, -1L, true);
         opened.add(log);
         return log;
     }
@@ -76,7 +76,7 @@ final class LogTestSupport implements AutoCloseable {
     /** Reopens {@code log}'s directory after closing it, with its start offset as the checkpoint. */
     Log reopen(Log log, Map<String, ?> config) throws IOException {
         log.close();
-        Log again = Log.open(log.dir(), LogConfig.fromMap(config), time, new Random(7), deleter, log.logStartOffset(),
+        Log again = Log.open(log.dir(), LogConfig.fromMap(config), time, scheduler, new Random(7), deleter, log.logStartOffset(),
                 log.recoveryPoint(), log.highWatermark(), true);
         opened.add(again);
         return again;
@@ -89,7 +89,7 @@ final class LogTestSupport implements AutoCloseable {
      */
     Log reopenWithStartOffset(Log log, Map<String, ?> config, long logStartOffset) throws IOException {
         log.close();
-        Log again = Log.open(log.dir(), LogConfig.fromMap(config), time, new Random(7), deleter, logStartOffset,
+        Log again = Log.open(log.dir(), LogConfig.fromMap(config), time, scheduler, new Random(7), deleter, logStartOffset,
                 log.recoveryPoint(), log.highWatermark(), true);
         opened.add(again);
         return again;

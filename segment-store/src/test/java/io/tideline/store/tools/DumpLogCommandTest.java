@@ -69,8 +69,9 @@ class DumpLogCommandTest {
     }
 
     private Log openLog() throws IOException {
+        MockScheduler scheduler = new MockScheduler(time);
         return Log.open(dir, LogConfig.fromMap(Map.of("segment.bytes", 1500, "index.interval.bytes", 200)), time,
-                new Random(1), new SegmentDeleter(new MockScheduler(time)), 0, 0, -1, true);
+                scheduler, new Random(1), new SegmentDeleter(scheduler), 0, 0, -1, true);
     }
 
     // ---------------------------------------------------------------- .log

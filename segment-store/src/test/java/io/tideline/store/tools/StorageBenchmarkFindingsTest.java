@@ -78,8 +78,9 @@ class StorageBenchmarkFindingsTest {
 
     private Log openLog() throws Exception {
         MockTime time = new MockTime(NOW);
+        MockScheduler scheduler = new MockScheduler(time);
         return Log.open(tmp.resolve("t-0"), LogConfig.fromMap(Map.of("segment.bytes", 1024, "retention.ms", 60_000L)),
-                time, new Random(1), new SegmentDeleter(new MockScheduler(time)), 0L, 0L, -1L, true);
+                time, scheduler, new Random(1), new SegmentDeleter(scheduler), 0L, 0L, -1L, true);
     }
 
     @Test
@@ -163,8 +164,9 @@ class StorageBenchmarkFindingsTest {
         }
         // Reopen with a clock past retention.ms and delete: every file of each closed set is renamed.
         MockTime time = new MockTime(NOW + 120_000);
+        MockScheduler scheduler = new MockScheduler(time);
         try (Log log = Log.open(tmp.resolve("t-0"), LogConfig.fromMap(Map.of("segment.bytes", 1024, "retention.ms", 60_000L)),
-                time, new Random(1), new SegmentDeleter(new MockScheduler(time)), 0L, Long.MAX_VALUE, -1L, true)) {
+                time, scheduler, new Random(1), new SegmentDeleter(scheduler), 0L, Long.MAX_VALUE, -1L, true)) {
             int before = log.numberOfSegments();
 
             int deleted = log.deleteOldSegments();

@@ -17,11 +17,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class StorageBenchmarkTest {
-    /** Every figure the summary line must carry, each a positive number. */
-    private static final List<String> FIGURES = List.of(
+    /** Every figure the summary line must carry for each shape (prefixed with its name), each a positive number. */
+    private static final List<String> SHAPE_FIGURES = List.of(
             "append_records_per_s", "append_mb_per_s", "raw_write_mb_per_s", "append_to_raw",
             "append_durable_mb_per_s", "raw_write_durable_mb_per_s", "append_to_raw_durable",
-            "read_records_per_s", "read_mb_per_s", "raw_read_mb_per_s", "read_to_raw",
+            "read_records_per_s", "read_mb_per_s", "raw_read_mb_per_s", "read_to_raw");
+    /** Figures measured once per run. */
+    private static final List<String> FIGURES = List.of(
             "retention_open_ms", "retention_noop_pass_ms", "retention_delete_pass_ms", "retention_unlink_ms",
             "recovery_s", "recovery_mb_per_s");
 
@@ -69,6 +71,15 @@ class StorageBenchmarkTest {
         return values;
     }
 
+    private static void assertPositive(Map<String, String> summary, List<String> figures, String prefix) {
+        for (String figure : figures) {
+            String key = prefix + figure;
+            assertTrue(summary.containsKey(key), key + " missing from " + summary);
+            double value = Double.parseDouble(summary.get(key));
+            assertTrue(value > 0, key + " = " + value);
+        }
+    }
+
     @Test
     void printsEveryFigureAsAPositiveNumberAndRemovesItsDirectory() {
         Path dir = tmp.resolve("bench");
@@ -76,12 +87,12 @@ class StorageBenchmarkTest {
         assertEquals(0, run(dir), stderr());
 
         Map<String, String> summary = summary();
-        for (String figure : FIGURES) {
-            assertTrue(summary.containsKey(figure), figure + " missing from " + summary);
-            double value = Double.parseDouble(summary.get(figure));
-            assertTrue(value > 0, figure + " = " + value);
-        }
-        assertEquals("2000", summary.get("records"));
+        assertEquals("custom", summary.get("shapes"), "the shape options describe one shape of their own");
+        assertPositive(summary, SHAPE_FIGURES, "custom_");
+        assertPositive(summary, FIGURES, "");
+        assertEquals("2000", summary.get("custom_records"));
+        assertEquals("50", summary.get("custom_batch_size"));
+        assertEquals("1073741824", summary.get("custom_segment_bytes"), "options not given take the bulk shape's values");
         assertEquals("199", summary.get("retention_deleted"), "every closed segment of the 200 expired");
         assertTrue(Long.parseLong(summary.get("recovery_bytes")) >= 4 * 1024 * 1024);
         for (String row : List.of("append (Log.appendAsLeader", "raw write (FileChannel", "append / raw write (page cache)",
@@ -100,12 +111,39 @@ class StorageBenchmarkTest {
 
         assertEquals(0, run(dir, "--keep"), stderr());
 
-        // The last of the three rounds leaves its log.
-        assertTrue(Files.isDirectory(dir.resolve("append-2")));
+        // The last of the three rounds leaves its log, under the shape's name.
+        assertTrue(Files.isDirectory(dir.resolve("custom").resolve("append-2")));
         assertTrue(Files.isDirectory(dir.resolve("recovery-0")));
-        try (var files = Files.list(dir.resolve("append-2"))) {
+        try (var files = Files.list(dir.resolve("custom").resolve("append-2"))) {
             assertTrue(files.anyMatch(p -> p.getFileName().toString().endsWith(".log")));
         }
+    }
+
+    @Test
+    void withoutShapeOptionsBothDefaultShapesRunAndTheSummaryCoversBoth() {
+        Path dir = tmp.resolve("both");
+
+        // The default shapes at a thousandth of their records: 2,000 of 100 bytes, 400 of 1 KiB.
+        assertEquals(0, runRaw("--dir", dir.toString(), "--scale", "0.001", "--rounds", "2",
+                "--recovery-bytes", Integer.toString(4 * 1024 * 1024), "--retention-segments", "200"), stderr());
+
+        Map<String, String> summary = summary();
+        assertEquals("bulk,producer", summary.get("shapes"));
+        assertPositive(summary, SHAPE_FIGURES, "bulk_");
+        assertPositive(summary, SHAPE_FIGURES, "producer_");
+        assertPositive(summary, FIGURES, "");
+        assertEquals("100", summary.get("bulk_record_size"));
+        assertEquals("100", summary.get("bulk_batch_size"));
+        assertEquals("1073741824", summary.get("bulk_segment_bytes"));
+        assertEquals("400", summary.get("producer_records"));
+        assertEquals("1024", summary.get("producer_record_size"));
+        assertEquals("16", summary.get("producer_batch_size"));
+        assertEquals("16777216", summary.get("producer_segment_bytes"));
+        assertTrue(stdout().contains("shape bulk: 2,000 records of 100 bytes in batches of 100"), stdout());
+        assertTrue(stdout().contains("shape producer: 400 records of 1,024 bytes in batches of 16, segment.bytes 16,777,216"),
+                stdout());
+        assertTrue(stdout().contains("recovery of") && stdout().contains("shape bulk)"), "recovery runs once, on the first shape");
+        assertEquals("", stderr());
     }
 
     @Test
