@@ -41,6 +41,7 @@ public final class ServerConfig extends AbstractConfig {
     public static final String SOCKET_REQUEST_MAX_BYTES_CONFIG = "socket.request.max.bytes";
     public static final String QUEUED_MAX_REQUEST_BYTES_CONFIG = "queued.max.request.bytes";
     public static final String NUM_IO_THREADS_CONFIG = "num.io.threads";
+    public static final String BACKGROUND_THREADS_CONFIG = "background.threads";
     public static final String MAX_CONCURRENT_CALLS_PER_CONNECTION_CONFIG = "grpc.max.concurrent.calls.per.connection";
     public static final String FLOW_CONTROL_WINDOW_BYTES_CONFIG = "grpc.flow.control.window.bytes";
 
@@ -65,6 +66,10 @@ public final class ServerConfig extends AbstractConfig {
             .define(NUM_IO_THREADS_CONFIG, INT, 8, Range.atLeast(1), MEDIUM,
                     "Threads that handle requests (produce appends, fetch reads, admin calls); a fixed pool, "
                     + "so the thread count does not follow the load.")
+            .define(BACKGROUND_THREADS_CONFIG, INT, 10, Range.atLeast(1), LOW,
+                    "Threads for the logs' background work: retention passes, delayed unlinks, checkpoints, "
+                    + "the fsync of a rolled segment. Kept apart from the threads that send heartbeats and expire "
+                    + "requests, so a slow disk does not get a healthy broker fenced. Kafka's key and default.")
             .define(MAX_CONCURRENT_CALLS_PER_CONNECTION_CONFIG, INT, 100, Range.atLeast(1), LOW,
                     "Requests one client connection may have open at once (HTTP/2 MAX_CONCURRENT_STREAMS); "
                     + "a client with more waits for one to finish. With fetch.max.bytes it bounds the answers "
@@ -226,6 +231,10 @@ public final class ServerConfig extends AbstractConfig {
 
     public int numIoThreads() {
         return getInt(NUM_IO_THREADS_CONFIG);
+    }
+
+    public int backgroundThreads() {
+        return getInt(BACKGROUND_THREADS_CONFIG);
     }
 
     public int maxConcurrentCallsPerConnection() {

@@ -82,6 +82,8 @@ public final class TidelineNode implements AutoCloseable {
     private final ChannelFactory channels;
     private final MetricRegistry metrics = new MetricRegistry();
     private final ThreadPoolScheduler scheduler;
+    /** The logs' own background work (retention, unlinks, checkpoints, roll fsyncs), apart from heartbeats. */
+    private final ThreadPoolScheduler logScheduler;
     private final Map<Integer, Map.Entry<String, ManagedChannel>> brokerChannels = new ConcurrentHashMap<>();
     private final ExecutorService publisherThread;
     private final HealthStatusManager health = new HealthStatusManager();
@@ -107,6 +109,7 @@ public final class TidelineNode implements AutoCloseable {
         this.channels = channels;
         int id = config.node().nodeId();
         this.scheduler = new ThreadPoolScheduler("tideline-" + id + "-scheduler", 2);
+        this.logScheduler = new ThreadPoolScheduler("tideline-" + id + "-log-scheduler", config.backgroundThreads());
         this.publisherThread = Executors.newSingleThreadExecutor(r -> daemon(r, "tideline-" + id + "-metadata-publisher"));
     }
 
@@ -138,7 +141,7 @@ public final class TidelineNode implements AutoCloseable {
         int id = nodeConfig.nodeId();
         log.info("Starting node {} (roles {}, listener {}, advertised {})", id, nodeConfig.roles(), config.listener(),
                 config.advertisedListener());
-        logManager = new LogManager(config.store(), nodeConfig.clusterId(), id, time, scheduler, metrics, new Random());
+        logManager = new LogManager(config.store(), nodeConfig.clusterId(), id, time, logScheduler, metrics, new Random());
         logManager.startup();
 
         if (nodeConfig.isController()) {
@@ -418,6 +421,7 @@ public final class TidelineNode implements AutoCloseable {
             quorum.close();
         }
         scheduler.close();
+        logScheduler.close();
         log.info("Node {} stopped", config.node().nodeId());
     }
 
