@@ -5,7 +5,7 @@ import io.tideline.common.errors.Errors;
 
 /**
  * Thrown by {@link TidelineConsumer#poll} under {@code auto.offset.reset=none} when a partition's
- * position is outside the leader's log (seed 000: "none: throws a fatal OffsetOutOfRangeException").
+ * position is outside the leader's log (auto.offset.reset=none, docs/behaviours.md B31).
  * It names the partition, the requested offset and both current bounds, so the application can decide
  * where to {@link TidelineConsumer#seek seek}; the position is left unchanged and the next poll throws
  * again until it does.

@@ -4,9 +4,9 @@ import io.tideline.common.TopicPartition;
 
 /**
  * Told whenever the consumer moved a partition's position by itself because the position was out of
- * the leader's log (OFFSET_OUT_OF_RANGE) and auto.offset.reset is earliest or latest. Seed 000: with
- * earliest the consumer "resets its fetch pointer to the new LogStartOffset and resumes reading;
- * messages 120,000-149,999 are permanently skipped" - this is where an application learns about them.
+ * the leader's log (OFFSET_OUT_OF_RANGE) and auto.offset.reset is earliest or latest. With earliest the
+ * consumer moves to the new log start offset and reads on, and the offsets in between are lost to it
+ * (docs/behaviours.md B31, B32): this is where an application learns about them.
  * Runs on the thread calling {@link TidelineConsumer#poll}; it should be quick and must not call the
  * consumer.
  */

@@ -5,8 +5,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Applies auto.offset.reset to an OFFSET_OUT_OF_RANGE answer, exactly as seed 000 describes: earliest
- * moves to the log start offset, latest to the high watermark, none throws. A move is never silent: it
+ * Applies auto.offset.reset to an OFFSET_OUT_OF_RANGE answer as docs/behaviours.md B31 and B32 say:
+ * earliest moves to the log start offset, latest to the high watermark, none throws. A move is never silent: it
  * is logged at WARN, counted in {@link ConsumerMetrics} and passed to the {@link OffsetResetListener}.
  * Not thread-safe: runs on the consumer's thread.
  */

@@ -147,8 +147,8 @@ public final class TidelineAdmin implements AutoCloseable {
     }
 
     /**
-     * Moves each partition's log start offset to the given offset (seed 002: N deletes the records
-     * before N, -1 up to the high watermark), at the partition's leader. Results in request order; a
+     * Moves each partition's log start offset to the given offset (docs/behaviours.md B23: N deletes the
+     * records before N, -1 up to the high watermark), at the partition's leader. Results in request order; a
      * partition that is unknown gets UNKNOWN_TOPIC_OR_PARTITION at once, one whose leader moves is retried
      * on the new leader until default.api.timeout.ms.
      *

@@ -25,11 +25,11 @@ import org.slf4j.LoggerFactory;
  * start offset, latest: the high watermark, none: {@link NoOffsetForPartitionException}).
  *
  * <p>When the leader answers OFFSET_OUT_OF_RANGE (the position fell below the log start offset after
- * retention or DeleteRecords, or is beyond the high watermark), auto.offset.reset applies exactly as in
- * seed 000: earliest moves to the log start offset, latest to the high watermark, and none makes
- * {@link #poll} throw {@link OffsetOutOfRangeException} with both bounds. A move reports the offsets it
- * skipped to the {@link OffsetResetListener}, to the {@link ConsumerMetrics#RECORDS_SKIPPED_BY_RESET}
- * counter in {@link #metrics()}, and in a WARN line.
+ * retention or DeleteRecords, or is beyond the high watermark), auto.offset.reset applies as
+ * docs/behaviours.md B31 says: earliest moves to the log start offset, latest to the high watermark,
+ * and none makes {@link #poll} throw {@link OffsetOutOfRangeException} with both bounds. A move reports
+ * the offsets it skipped to the {@link OffsetResetListener}, to the
+ * {@link ConsumerMetrics#RECORDS_SKIPPED_BY_RESET} counter in {@link #metrics()}, and in a WARN line (B32).
  *
  * <p>Not thread-safe, as Kafka's consumer: one thread uses it.
  */

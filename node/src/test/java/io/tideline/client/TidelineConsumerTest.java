@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The consumer against fake brokers. The log of orders-0 holds offsets 0..9 in two batches ([0, 5) and
  * [5, 10)); the out-of-range tests move its log start offset to 6, into the second batch, as a
- * DeleteRecords(6) would (seed 000: a consumer at 2 is below the log start offset).
+ * DeleteRecords(6) would (docs/behaviours.md B27: a consumer at 2 is below the log start offset).
  */
 class TidelineConsumerTest {
     private static final Duration POLL = Duration.ofSeconds(5);

@@ -31,7 +31,7 @@ import picocli.CommandLine.Option;
  * {@code --offset earliest|latest}; {@code --from-beginning} is the log start offset; by default the
  * high watermark, so only new records are printed. {@code --reset} is the consumer's
  * {@code auto.offset.reset}, which applies when the position is outside the log, for example an
- * {@code --offset} below the log start offset after DeleteRecords or retention (seed 000):
+ * {@code --offset} below the log start offset after DeleteRecords or retention (docs/behaviours.md B31):
  * <ul>
  *   <li>{@code earliest}/{@code latest}: the consumer moves to the log start offset / high watermark and
  *       one line on stderr says how many offsets were skipped:

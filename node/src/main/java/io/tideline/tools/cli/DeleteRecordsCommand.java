@@ -14,8 +14,8 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code admin delete-records --offset-json-file F}: DeleteRecords for every partition of the file
- * ({@link OffsetJsonFile}, seed 002's format), sent by the admin client to each partition's leader.
- * Prints each partition's new low watermark (log start offset) or its error, as Kafka's
+ * ({@link OffsetJsonFile}, the format of docs/behaviours.md B53), sent by the admin client to each
+ * partition's leader. Prints each partition's new low watermark (log start offset) or its error, as Kafka's
  * {@code kafka-delete-records.sh} does:
  *
  * <pre>
@@ -29,7 +29,7 @@ import picocli.CommandLine.Option;
  * read and checked whole before anything is sent.
  */
 @Command(name = "delete-records", sortOptions = false,
-        description = "Delete the records before the given offset of each partition in a JSON file (seed 002 format: "
+        description = "Delete the records before the given offset of each partition in a JSON file ("
                 + "{\"partitions\":[{\"topic\":\"t\",\"partition\":0,\"offset\":3}],\"version\":1}); "
                 + "offset -1 means up to the high watermark.")
 final class DeleteRecordsCommand implements Callable<Integer> {

@@ -21,16 +21,17 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The offset file of {@code delete-records --offset-json-file}, in the format of seed 002 (and of
- * Kafka's {@code kafka-delete-records.sh}):
+ * The offset file of {@code delete-records --offset-json-file}, in the format of Kafka's
+ * {@code kafka-delete-records.sh} (docs/behaviours.md B53, B54):
  *
  * <pre>
  * {"partitions": [{"topic": "orders", "partition": 0, "offset": 1000}], "version": 1}
  * </pre>
  *
  * Each entry asks to delete the records of one partition before {@code offset}; the broker applies the
- * seed's table to the value (N deletes below N, -1 up to the high watermark, 0 changes nothing, other
- * negatives and values above the high watermark are OFFSET_OUT_OF_RANGE), so no offset is refused here.
+ * beforeOffset table (docs/behaviours.md B23) to the value (N deletes below N, -1 up to the high
+ * watermark, 0 changes nothing, other negatives and values above the high watermark are
+ * OFFSET_OUT_OF_RANGE), so no offset is refused here.
  * {@code version} may be left out; when present it must be 1. Unknown fields are ignored, as Kafka does.
  * Refused, with the place named: JSON that does not parse (strict JSON: no comments, single quotes or
  * trailing data), a missing or mistyped field, a negative or fractional partition, no partitions at all,

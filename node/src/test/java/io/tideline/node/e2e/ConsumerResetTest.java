@@ -35,7 +35,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Seed 000's tricky question, end to end: a consumer whose position fell below the log start offset,
+ * docs/behaviours.md B27 and B31, end to end: a consumer whose position fell below the log start offset,
  * once by DeleteRecords and once by retention of old segments, under each auto.offset.reset. earliest
  * moves to the new log start offset and reports exactly the offsets it skipped, latest moves to the high
  * watermark, none throws an OffsetOutOfRangeException with the requested offset and both bounds.
@@ -52,7 +52,7 @@ class ConsumerResetTest {
 
     @BeforeAll
     void startCluster(@TempDir Path dir) throws Exception {
-        // One node: the seed's question is the consumer's; replicated retention and DeleteRecords have
+        // One node: these rules are the consumer's; replicated retention and DeleteRecords have
         // their own tests, and a single node keeps these six cases cheap.
         cluster = new NodeTestCluster(dir, 1, Map.of()).startAll();
         admin = new TidelineAdmin(E2e.clientConfig(cluster, Map.of()));
@@ -92,7 +92,7 @@ class ConsumerResetTest {
         try (TidelineConsumer consumer = new TidelineConsumer(E2e.clientConfig(cluster, Map.of(
                 "auto.offset.reset", reset,
                 "fetch.max.wait.ms", 100,
-                // One batch (one record, see produce) per fetch: the consumer reads slowly, as in the seed.
+                // One batch (one record, see produce) per fetch: the consumer reads slowly and is still behind.
                 "max.partition.fetch.bytes", 1)))) {
             List<Skip> skips = new CopyOnWriteArrayList<>();
             consumer.setOffsetResetListener((p, from, to, skipped) -> skips.add(new Skip(p, from, to, skipped)));

@@ -231,7 +231,7 @@ class CliOneNodeTest {
                 "partition: events-0\tlow_watermark: 3", "partition: events-1\tlow_watermark: 0"), ok.outLines());
         assertEquals("", ok.err());
 
-        // Seed 002: -1 goes up to the high watermark (0 on the empty partition 1); -2 and beyond the high
+        // docs/behaviours.md B23: -1 goes up to the high watermark (0 on the empty partition 1); -2 and beyond the high
         // watermark are OFFSET_OUT_OF_RANGE;
         // an unknown partition is UNKNOWN_TOPIC_OR_PARTITION. The good partition is still done.
         Path mixed = offsets("{\"partitions\":[{\"topic\":\"events\",\"partition\":0,\"offset\":-2},"

@@ -19,7 +19,7 @@ class OffsetJsonFileTest {
     Path dir;
 
     @Test
-    void readsSeed002FormatInFileOrder() {
+    void readsKafkasOffsetFileFormatInFileOrder() {
         Map<TopicPartition, Long> offsets = OffsetJsonFile.parse("""
                 {
                   "partitions": [
@@ -37,7 +37,8 @@ class OffsetJsonFileTest {
 
     @Test
     void versionMayBeLeftOutAndOffsetsTheBrokerRefusesAreStillSent() {
-        // Seed 002: values below -1 are OFFSET_OUT_OF_RANGE at the broker, per partition, not a file error.
+        // docs/behaviours.md B54: values below -1 are OFFSET_OUT_OF_RANGE at the broker, per partition,
+        // not a file error.
         Map<TopicPartition, Long> offsets = OffsetJsonFile.parse(
                 "{\"partitions\":[{\"topic\":\"t\",\"partition\":0,\"offset\":-5}]}");
         assertEquals(Map.of(new TopicPartition("t", 0), -5L), offsets);

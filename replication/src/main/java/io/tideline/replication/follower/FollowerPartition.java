@@ -18,17 +18,17 @@ import java.util.Optional;
  * <p>Not thread-safe: the fetcher thread that serves this partition owns it (the {@code Log} takes its
  * own lock, so readers of the log are unaffected).
  *
- * <p>Rules (docs: KAFKA-BEHAVIOURS 29-33, 35; issue 4 "Follower side"):
+ * <p>Rules (docs/behaviours.md B26, B39-B44; issue 4 "Follower side"):
  * <ul>
  *   <li>NONE with a diverging epoch: truncate to min(leader's end of that epoch, our end of it); the fetched
- *       records are not appended (31).</li>
+ *       records are not appended (B40).</li>
  *   <li>NONE: append with the leader's offsets and epochs, raise the high watermark to
  *       min(leader's, our log end) (never back), then the start offset to min(leader's start offset, our
- *       high watermark), deleting whole segments below it (35).</li>
- *   <li>OFFSET_OUT_OF_RANGE, our log end above the leader's: truncate to the leader's log end (30).</li>
+ *       high watermark), deleting whole segments below it (B26, B39).</li>
+ *   <li>OFFSET_OUT_OF_RANGE, our log end above the leader's: truncate to the leader's log end (B41).</li>
  *   <li>OFFSET_OUT_OF_RANGE, our log end below the leader's start offset: a new empty replica bootstraps at
  *       the leader's start offset; otherwise {@link OutOfRangePolicy#HALT} marks the replica FAILED and keeps
- *       its data, {@link OutOfRangePolicy#REBUILD} truncates fully and rebuilds (29, 33).</li>
+ *       its data, {@link OutOfRangePolicy#REBUILD} truncates fully and rebuilds (B42-B44).</li>
  *   <li>NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH and the rest: no change; back off.</li>
  * </ul>
  */
@@ -236,7 +236,7 @@ public final class FollowerPartition {
         failureReason = null;
         rebuildStartOffset = leaderStart;
         rebuildTargetOffset = Math.max(leaderStart, leaderHighWatermark);
-        // After a full truncation the high watermark is the new start offset (KAFKA-BEHAVIOURS 33).
+        // After a full truncation the high watermark is the new start offset (docs/behaviours.md B43).
         status = rebuildTargetOffset > leaderStart ? ReplicaStatus.REBUILDING : ReplicaStatus.FETCHING;
         log.warn("Rebuilding {}: truncated fully, restarting at {}, catching up to {}", localLog.topicPartition(),
                 leaderStart, rebuildTargetOffset);

@@ -4,7 +4,7 @@ import java.util.Locale;
 
 /**
  * {@code replica.fetch.out.of.range.policy}: what a follower does when its log end is below the leader's
- * log start offset (it was away longer than the leader's retention; seed 000, tricky question 4).
+ * log start offset (it was away longer than the leader's retention; docs/behaviours.md B42).
  */
 public enum OutOfRangePolicy {
     /** Stop fetching, keep the data, mark the replica FAILED (the default). */

@@ -21,7 +21,7 @@ public final class FollowerState {
     }
 
     /**
-     * Kafka's caught-up rule (KAFKA-BEHAVIOURS 24): a fetch at or past the leader's end offset now means
+     * Kafka's caught-up rule (docs/behaviours.md B34): a fetch at or past the leader's end offset now means
      * the follower was caught up now; a fetch at or past the end offset the leader had at the previous
      * fetch means it was caught up at the previous fetch time (it has everything that existed then).
      */

@@ -27,8 +27,8 @@ import java.util.Set;
  * one proposal is in flight ({@link #pendingIsrChange()}). The <em>maximal</em> ISR is the committed one
  * plus any replica a pending expansion adds; a replica a pending shrink removes is still in it. The high
  * watermark is computed over the maximal ISR, so it never advances past a replica that might still be
- * (or already be) in the ISR once the controller answers (KAFKA-BEHAVIOURS 26). min.insync.replicas is
- * checked against the committed ISR (KAFKA-BEHAVIOURS 27, 28).
+ * (or already be) in the ISR once the controller answers (docs/behaviours.md B36). min.insync.replicas is
+ * checked against the committed ISR (docs/behaviours.md B37, B38).
  *
  * <p><b>High watermark.</b> min log end offset over the maximal ISR (the leader's own included); it never
  * decreases, and it does not advance while the committed ISR is smaller than min.insync.replicas.
@@ -49,7 +49,7 @@ public final class LeaderState {
 
     /**
      * @param leaderEpochStartOffset the leader's log end offset when this epoch began; a follower joins
-     *                               the ISR only once it reached it (KAFKA-BEHAVIOURS 25)
+     *                               the ISR only once it reached it (docs/behaviours.md B35)
      * @param nowMs                  the time leadership began; followers in the ISR count as caught up at
      *                               it, so none is shrunk before a full replica.lag.time.max.ms has passed
      */
@@ -170,7 +170,7 @@ public final class LeaderState {
     /**
      * Proposes adding {@code replicaId} to the ISR (reason {@link IsrProposal#CAUGHT_UP}) if it is an
      * assigned follower outside the ISR whose log end offset reached both the high watermark and the
-     * start offset of the current leader epoch (KAFKA-BEHAVIOURS 25). Empty while another change is pending.
+     * start offset of the current leader epoch (docs/behaviours.md B35). Empty while another change is pending.
      */
     public Optional<IsrProposal> maybeExpandIsr(int replicaId) {
         FollowerState follower = followers.get(replicaId);
@@ -293,7 +293,7 @@ public final class LeaderState {
     // ---------------------------------------------------------------- DeleteRecords
 
     /**
-     * The DeleteRecords low watermark (KAFKA-BEHAVIOURS 34): the minimum log start offset over the leader
+     * The DeleteRecords low watermark (docs/behaviours.md B25): the minimum log start offset over the leader
      * and every assigned follower in {@code liveReplicas}. Dead followers are skipped; a live one that has
      * not fetched since this leadership began is unknown and yields {@link FollowerState#UNKNOWN_OFFSET},
      * so DeleteRecords never reports a start offset a live replica may not have reached.

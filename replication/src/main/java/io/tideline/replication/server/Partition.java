@@ -395,7 +395,10 @@ public final class Partition {
 
     // ---------------------------------------------------------------- DeleteRecords
 
-    /** Moves the leader's log start offset as seed 002 says; the result's low watermark is the leader's own. */
+    /**
+     * Moves the leader's log start offset as docs/behaviours.md B24 says; the result's low watermark is the
+     * leader's own.
+     */
     DeleteRecordsResult deleteRecordsOnLeader(long beforeOffset) {
         lock.lock();
         try {

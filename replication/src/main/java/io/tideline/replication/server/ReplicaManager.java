@@ -355,8 +355,9 @@ public final class ReplicaManager implements AutoCloseable {
     // ---------------------------------------------------------------- DeleteRecords
 
     /**
-     * Moves the log start offset of partitions this broker leads (seed 002's beforeOffset rules) and
-     * answers each once every live replica's start offset reached the target, with the low watermark.
+     * Moves the log start offset of partitions this broker leads (the beforeOffset rules,
+     * docs/behaviours.md B23-B25) and answers each once every live replica's start offset reached the
+     * target, with the low watermark.
      */
     public CompletableFuture<Map<TopicPartition, DeleteRecordsPartitionResult>> deleteRecords(
             Map<TopicPartition, Long> beforeOffsets, long timeoutMs) {

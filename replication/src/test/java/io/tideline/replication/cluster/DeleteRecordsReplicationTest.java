@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * DeleteRecords over three replicas (KAFKA-BEHAVIOURS 34, 35; seed 002): the leader moves its start
+ * DeleteRecords over three replicas (docs/behaviours.md B24-B26): the leader moves its start
  * offset at once, the answer waits for every live follower and carries the low watermark (the minimum
  * start offset over the leader and the live followers), and each follower deletes its own segments.
  */

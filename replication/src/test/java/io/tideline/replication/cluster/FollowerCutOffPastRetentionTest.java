@@ -43,7 +43,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Seed 000, tricky question 4 (KAFKA-BEHAVIOURS 29, 33): a follower cut off longer than the leader's
+ * docs/behaviours.md B42-B44: a follower cut off longer than the leader's
  * retention comes back below the leader's log start offset. Under policy {@code halt} it stays FAILED and
  * the partition stays under-replicated until an operator rebuilds it; under {@code rebuild} it truncates
  * fully and catches up from the leader's start offset, as Kafka does. A new empty replica is not such a
@@ -237,7 +237,7 @@ class FollowerCutOffPastRetentionTest {
         assertEquals(Errors.NONE, multi.error(), multi.message());
         assertEquals(20, multi.baseOffset());
         produce(5, -1);
-        // DeleteRecords may leave the start offset inside a batch (KAFKA-BEHAVIOURS 32).
+        // DeleteRecords may leave the start offset inside a batch (docs/behaviours.md B44).
         assertEquals(new DeleteRecordsPartitionResult(Errors.NONE, 25, null), cluster.leader(TP).replicaManager
                 .deleteRecords(Map.of(TP, 25L), 30_000).get(10, TimeUnit.SECONDS).get(TP));
 

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The leader's high watermark and produce acknowledgements across three replicas over in-process gRPC
- * (KAFKA-BEHAVIOURS 26-28): the high watermark is the slowest ISR member's log end offset and never goes
+ * (docs/behaviours.md B36-B38): the high watermark is the slowest ISR member's log end offset and never goes
  * back; acks=all waits for it; NOT_ENOUGH_REPLICAS (nothing written) and NOT_ENOUGH_REPLICAS_AFTER_APPEND
  * (records written) appear exactly when the committed ISR is below min.insync.replicas; timeouts run on the
  * mock clock. Broker 1 leads; a follower is made slow by cutting its link to the leader.
@@ -155,7 +155,7 @@ class HighWatermarkAndAcksTest {
         // acks=1 is not bound by min.insync.replicas, but the high watermark does not advance below it.
         assertEquals(Errors.NONE, c.produceNow(1, "y").error());
         c.await(() -> c.followerEndAtLeader(LEADER, 2) == 4);
-        assertEquals(2, leaderHw(), "HW frozen while the ISR is below min.insync.replicas (KAFKA-BEHAVIOURS 27)");
+        assertEquals(2, leaderHw(), "HW frozen while the ISR is below min.insync.replicas (docs/behaviours.md B37)");
         assertEquals(1, c.gauge(LEADER, "kafka.server:type=ReplicaManager,name=UnderMinIsrPartitionCount"));
     }
 

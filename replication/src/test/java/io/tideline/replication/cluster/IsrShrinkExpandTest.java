@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * ISR shrink and expand through the test metadata quorum, with replica.lag.time.max.ms on the mock clock
- * (KAFKA-BEHAVIOURS 24-26): a follower that stops fetching leaves after exactly the lag time, comes back
+ * (docs/behaviours.md B34-B36): a follower that stops fetching leaves after exactly the lag time, comes back
  * once caught up, a caught-up follower of an idle partition stays, a refused change leaves the committed
  * ISR as it was, and a leader has at most one change in flight. Broker 1 leads; a follower stops fetching
  * when its link to the leader is cut.
@@ -193,7 +193,7 @@ class IsrShrinkExpandTest {
         assertEquals(1, c.controller().alterPartitionRequests());
         assertTrue(c.<Boolean>leaderView(LEADER, ls -> ls.pendingIsrChange().isPresent()));
         assertEquals(3, c.broker(LEADER).log(TP).highWatermark(),
-                "a pending shrink does not advance the high watermark (KAFKA-BEHAVIOURS 26)");
+                "a pending shrink does not advance the high watermark (docs/behaviours.md B36)");
 
         // Broker 2 falls behind as well; the leader still waits for the answer about broker 3.
         c.broker(2).cutLinkTo(LEADER);
@@ -214,7 +214,7 @@ class IsrShrinkExpandTest {
         assertEquals(1, partitionGauge("InSyncReplicasCount"));
     }
     /**
-     * KAFKA-BEHAVIOURS 25 after a clean election: broker 2 takes over at leader epoch 1 with records its
+     * docs/behaviours.md B35 after a clean election: broker 2 takes over at leader epoch 1 with records its
      * high watermark does not cover yet (broker 3 held the old leader's back), so its epoch starts above
      * its high watermark. A follower outside the ISR that reached the high watermark but not that start
      * offset must not rejoin. To hold broker 3 in between, the new leader throttles out-of-sync followers

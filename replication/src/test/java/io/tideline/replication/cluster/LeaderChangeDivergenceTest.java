@@ -36,7 +36,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Leader changes with a divergent tail (issue 4 "Follower side", KAFKA-BEHAVIOURS 30-31): the old leader
+ * Leader changes with a divergent tail (issue 4 "Follower side", docs/behaviours.md B40, B41): the old leader
  * wrote records (acks=1) no follower fetched; after a clean election it truncates them using the diverging
  * epoch from the new leader, nothing at or below the old high watermark is lost, and every replica ends
  * byte-identical, leader-epoch-checkpoint included. Time is mocked: the ISR never shrinks unless a test
@@ -148,7 +148,7 @@ class LeaderChangeDivergenceTest {
     /**
      * A replica whose log has records without leader epochs (written before epochs, so its fetches carry
      * no last fetched epoch) and more of them than the leader: the leader answers OFFSET_OUT_OF_RANGE with
-     * its bounds and the follower truncates to the leader's log end (KAFKA-BEHAVIOURS 30).
+     * its bounds and the follower truncates to the leader's log end (docs/behaviours.md B41).
      */
     @Test
     void followerAheadOfTheLeadersLogEndTruncatesToIt() throws Exception {

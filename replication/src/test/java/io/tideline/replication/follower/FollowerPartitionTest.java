@@ -28,8 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The follower side of one partition over real logs: the leader's answers are read from a leader
- * {@link Log} with its bounds, as the leader's fetch handler would (KAFKA-BEHAVIOURS 29-33, 35; seed 000
- * tricky question 4).
+ * {@link Log} with its bounds, as the leader's fetch handler would (docs/behaviours.md B26, B39-B44).
  */
 class FollowerPartitionTest {
     private static final long DAY_MS = 24 * 60 * 60 * 1000L;
@@ -202,7 +201,7 @@ class FollowerPartitionTest {
     }
 
     @Test
-    void seed000TrickyQuestion4HaltKeepsTheReplicaFailedWithItsDataOverRepeatedResponses() throws Exception {
+    void haltKeepsAReplicaCutOffPastRetentionFailedWithItsDataOverRepeatedResponses() throws Exception {
         Log leader = open("leader");
         FollowerPartition follower = followerLeftBehindByRetention(leader, OutOfRangePolicy.HALT);
         Log followerLog = follower.log();
@@ -253,7 +252,7 @@ class FollowerPartitionTest {
         Log followerLog = follower.log();
         assertEquals(leaderStart, followerLog.logStartOffset());
         assertEquals(leaderStart, followerLog.logEndOffset());
-        assertEquals(leaderStart, followerLog.highWatermark(), "KAFKA-BEHAVIOURS 33");
+        assertEquals(leaderStart, followerLog.highWatermark(), "docs/behaviours.md B43");
         RebuildProgress progress = follower.rebuildProgress().orElseThrow();
         assertEquals(new RebuildProgress(leaderStart, leaderHw, leaderStart), progress);
         assertEquals(0.0, progress.fraction());
@@ -290,7 +289,7 @@ class FollowerPartitionTest {
         catchUp(leader, follower);
         assertEquals(ReplicaStatus.FETCHING, follower.status());
         assertEquals(60, follower.log().logEndOffset());
-        assertEquals(37, follower.log().logStartOffset(), "KAFKA-BEHAVIOURS 32: the batch holding 37 starts at 35");
+        assertEquals(37, follower.log().logStartOffset(), "docs/behaviours.md B44: the batch holding 37 starts at 35");
         assertSameRecords(leader, follower.log(), 37);
     }
 

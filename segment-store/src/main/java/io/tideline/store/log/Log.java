@@ -565,7 +565,7 @@ public final class Log implements AutoCloseable {
     // ---------------------------------------------------------------- DeleteRecords and start offset
 
     /**
-     * DeleteRecords on this log, as the table in seed 002:
+     * DeleteRecords on this log, as the beforeOffset table of docs/behaviours.md B23:
      * <ul>
      *   <li>N > 0: records below N become unreadable at once (the start offset becomes N, even inside
      *       a segment); answers the new low watermark.</li>

@@ -6,7 +6,7 @@ import java.util.List;
 /**
  * The three retention rules as pure functions over the deletable candidates: closed segments wholly
  * below the high watermark, oldest first. Each answers how many of the oldest to delete; rules stop
- * at the first segment that must stay, so only a prefix ever goes (seed 000; Kafka's behaviour).
+ * at the first segment that must stay, so only a prefix ever goes (docs/behaviours.md B10).
  */
 public final class RetentionRules {
     private RetentionRules() {

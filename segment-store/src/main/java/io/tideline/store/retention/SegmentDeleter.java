@@ -13,7 +13,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The second half of a deletion: segments already taken out of their log and renamed to
  * {@code .deleted} wait here for {@code file.delete.delay.ms}, then are unmapped, closed and unlinked.
- * The delay lets reads that started before the rename finish (seed 000: in-flight sendfile reads);
+ * The delay lets reads that started before the rename finish (docs/behaviours.md B17, B18);
  * reads that still hold a slice afterwards keep the file open, and the store reports such files.
  *
  * <p>Thread-safe: logs hand segments in from their writer threads, the scheduler unlinks them.

@@ -26,8 +26,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * DeleteRecords on a log, as the table of seed 002 (measured on Kafka 4.4 with 1000 records, HW 1000),
- * and what it does to segments and reads (seed 000, tricky question 3).
+ * DeleteRecords on a log, as the beforeOffset table of docs/behaviours.md B23 (measured on Kafka 4.4 with
+ * 1000 records, HW 1000), and what it does to segments and reads (B27, B28).
  */
 class DeleteRecordsTest {
     private static final Map<String, Object> CONFIG = Map.of("file.delete.delay.ms", 60_000);
@@ -76,7 +76,7 @@ class DeleteRecordsTest {
         return fileNames(dir).stream().filter(n -> n.endsWith(LogFileNames.DELETED_SUFFIX)).toList();
     }
 
-    // ---------------------------------------------------------------- the table of seed 002
+    // ---------------------------------------------------------------- the beforeOffset table (docs/behaviours.md B23)
 
     @Test
     void positiveOffsetBecomesTheNewLowWatermark() throws Exception {
@@ -176,7 +176,7 @@ class DeleteRecordsTest {
         assertEquals(500L, log.logStartOffset());
     }
 
-    // ---------------------------------------------------------------- seed 000, tricky question 3
+    // ------------------------------------------------ inside the active segment (docs/behaviours.md B27, B28)
 
     @Test
     void deleteRecordsInsideTheActiveSegmentHidesOffsetsAtOnceAndDeletesNoFile() throws Exception {

@@ -73,7 +73,7 @@ sealed interface LogAction {
         }
     }
 
-    /** The rows of seed 002's table, resolved against the log when the step runs. */
+    /** The rows of the beforeOffset table (docs/behaviours.md B23), resolved against the log when the step runs. */
     enum DeleteTarget {
         MINUS_TWO_OR_LESS, MINUS_ONE, ZERO, BELOW_START, AT_START, INSIDE, AT_HIGH_WATERMARK, ABOVE_HIGH_WATERMARK
     }

@@ -17,7 +17,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The log keeps its leader-epoch-checkpoint in step with its records (KAFKA-BEHAVIOURS 16). */
+/** The log keeps its leader-epoch-checkpoint in step with its records (docs/behaviours.md B21, B52). */
 class LogLeaderEpochTest {
     @TempDir
     Path tmp;

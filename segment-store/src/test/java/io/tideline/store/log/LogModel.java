@@ -14,11 +14,11 @@ import java.util.TreeMap;
  * the real log happened to cut its segments (retention, a torn write), the model is handed the real
  * segment list and says what must follow from it.
  *
- * <p>Rules written here, in order of the seeds and the issue:
+ * <p>Rules written here, in the order of docs/behaviours.md:
  * <ul>
  *   <li>high watermark = log end offset (one replica);</li>
  *   <li>a read is OFFSET_OUT_OF_RANGE exactly when offset < log start or offset > log end;</li>
- *   <li>DeleteRecords follows seed 002's table;</li>
+ *   <li>DeleteRecords follows the beforeOffset table (B23);</li>
  *   <li>retention: closed segments wholly below the high watermark, a prefix only: those wholly below
  *       the log start offset, then the oldest while what remains stays at or above retention.bytes,
  *       then the oldest whose newest record is more than retention.ms old; the log start offset
@@ -136,7 +136,7 @@ final class LogModel {
         return max;
     }
 
-    // ---------------------------------------------------------------- DeleteRecords (seed 002)
+    // ---------------------------------------------------------------- DeleteRecords (docs/behaviours.md B23)
 
     DeleteRecordsOutcome deleteRecords(long beforeOffset, List<SegmentView> segments) {
         long hw = highWatermark();

@@ -102,7 +102,10 @@ class LogModelPropertyTest {
                 new RetentionPass())));
     }
 
-    /** KAFKA-BEHAVIOURS 22, a path random scenarios rarely reach: the torn tail held the checkpointed start offset. */
+    /**
+     * docs/behaviours.md B50, a path random scenarios rarely reach: the torn tail held the checkpointed
+     * start offset.
+     */
     @Example
     void crashThatTearsOffRecordsAtTheCheckpointedStartOffsetRestartsTheLogEmptyThere() throws IOException {
         run(new Scenario(new LogSettings(2000, 0, LARGE_INDEX_BYTES, -1L, -1L, 1_000L, 7 * DAY_MS, 0L), List.of(

@@ -44,7 +44,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Recovery on open (KAFKA-BEHAVIOURS 17-23): torn and garbage tails, corrupt batches, missing and
+ * Recovery on open (docs/behaviours.md B20, B45-B52): torn and garbage tails, corrupt batches, missing and
  * damaged indexes, orphan files, the clean-shutdown marker, and the log start offset across restarts.
  * Crashes are simulated with {@link Log#abandon()} / {@link LogManager#closeWithoutShutdown()}, after
  * which the test damages the files the way a lost write or a bad disk would.

@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Retention and deletion (KAFKA-BEHAVIOURS 6-16, seed 000): which segments a pass deletes, which it
+ * Retention and deletion (docs/behaviours.md B8-B21): which segments a pass deletes, which it
  * never touches, and how their files leave the disk.
  */
 class LogRetentionTest {
@@ -79,7 +79,7 @@ class LogRetentionTest {
         return fileNames(dir).stream().filter(n -> n.endsWith(LogFileNames.DELETED_SUFFIX)).toList();
     }
 
-    // ---------------------------------------------------------------- seed 000, tricky question 1
+    // ---------------------------------------------------------------- the active segment (docs/behaviours.md B9)
 
     @Test
     void activeSegmentIsNeverDeletedEvenWhenExpired() throws Exception {
@@ -113,7 +113,7 @@ class LogRetentionTest {
         assertEquals(10, readAll(log, 0).size());
     }
 
-    // ---------------------------------------------------------------- seed 000, tricky question 2
+    // ----------------------------------------------- record times, not file times (docs/behaviours.md B11)
 
     @Test
     void closedSegmentWithOneRecordInsideRetentionStaysWhole() throws Exception {

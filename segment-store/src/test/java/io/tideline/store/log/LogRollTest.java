@@ -34,7 +34,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** When the active segment rolls (KAFKA-BEHAVIOURS 1-5) and what a roll leaves behind. */
+/** When the active segment rolls (docs/behaviours.md B2-B6) and what a roll leaves behind (B7). */
 class LogRollTest {
     @TempDir
     Path tmp;
@@ -197,7 +197,7 @@ class LogRollTest {
 
         env.time.advance(30 * DAY_MS);
         log.deleteOldSegments();
-        assertEquals(1, log.numberOfSegments(), "no roll without an append (seed 000, tricky question 1)");
+        assertEquals(1, log.numberOfSegments(), "no roll without an append (docs/behaviours.md B6)");
 
         // An append whose records are still young by their own timestamps does not roll either,
         // however late the wall clock says it is.
