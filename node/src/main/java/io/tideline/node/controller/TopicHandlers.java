@@ -91,6 +91,11 @@ final class TopicHandlers {
         if (error != Errors.NONE) {
             return error;
         }
+        String minIsr = minIsrAboveReplicas(configs, assignment.stream().mapToInt(List::size).min().orElse(0));
+        if (minIsr != null) {
+            item.setErrorMessage(minIsr);
+            return Errors.INVALID_CONFIG;
+        }
         String topicId = TopicNames.topicId(topic.getName(), offset);
         item.setTopicId(topicId);
         records.add(MetadataRecord.newBuilder().setTopic(TopicRecord.newBuilder()
@@ -199,10 +204,33 @@ final class TopicHandlers {
         } catch (ConfigException e) {
             return ControllerResult.error(Errors.INVALID_CONFIG, e.getMessage());
         }
+        String minIsr = minIsrAboveReplicas(configs,
+                t.partitions().values().stream().mapToInt(PartitionRecord::getReplicasCount).min().orElse(0));
+        if (minIsr != null) {
+            return ControllerResult.error(Errors.INVALID_CONFIG, minIsr);
+        }
         if (configs.equals(t.configs())) {
             return ControllerResult.of(ControllerResponse.getDefaultInstance(), List.of());
         }
         return ControllerResult.of(ControllerResponse.getDefaultInstance(), List.of(configRecord(t.id(), configs)));
+    }
+
+    /**
+     * A topic whose min.insync.replicas is above a partition's replica count can never take an acks=all
+     * produce: the producer would wait out its delivery timeout on every record. Refused up front, at
+     * create and at alter. Only a value the topic sets is checked; the brokers' default is not known here.
+     *
+     * @return the error message, or null when the value fits
+     */
+    private static String minIsrAboveReplicas(Map<String, String> configs, int fewestReplicas) {
+        String value = configs.get(TopicConfigs.MIN_IN_SYNC_REPLICAS_CONFIG);
+        if (value == null || fewestReplicas == 0) {
+            return null;
+        }
+        int minIsr = Integer.parseInt(value.trim());
+        return minIsr <= fewestReplicas ? null : TopicConfigs.MIN_IN_SYNC_REPLICAS_CONFIG + " " + minIsr
+                + " is larger than the replication factor " + fewestReplicas
+                + ": acks=all produces could never be acknowledged";
     }
 
     private static MetadataRecord configRecord(String topicId, Map<String, String> configs) {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tideline.common.errors.Errors;
 import io.tideline.node.metadata.ImageSerde;
+import io.tideline.proto.metadata.AlterConfigs;
 import io.tideline.proto.metadata.AlterPartition;
 import io.tideline.proto.metadata.ChangeReason;
 import io.tideline.proto.metadata.ConfigEntry;
@@ -71,6 +72,36 @@ class MetadataControllerTest {
         assertEquals(Errors.INVALID_TOPIC_EXCEPTION.code(), ControllerHarness.itemError(h.createTopic("a_b", 1, 1).response()),
                 "'.' and '_' collide");
         assertEquals(1, h.image.topics().size());
+    }
+
+    private static ControllerCommand.Builder createWithMinIsr(String topic, int replicationFactor, String minIsr) {
+        return ControllerCommand.newBuilder().setCreateTopics(CreateTopics.newBuilder().addTopics(
+                CreatableTopic.newBuilder().setName(topic).setNumPartitions(2).setReplicationFactor(replicationFactor)
+                        .addConfigs(ConfigEntry.newBuilder().setKey("min.insync.replicas").setValue(minIsr))));
+    }
+
+    @Test
+    void minInsyncReplicasAboveTheReplicationFactorIsRefusedAtCreateAndAtAlter() {
+        ControllerHarness h = new ControllerHarness(false);
+        h.brokers(0, 1, 2);
+        ControllerResult tooMany = h.apply(createWithMinIsr("t", 2, "3"));
+        assertEquals(Errors.INVALID_CONFIG.code(), ControllerHarness.itemError(tooMany.response()));
+        assertEquals("min.insync.replicas 3 is larger than the replication factor 2: acks=all produces could never "
+                + "be acknowledged", tooMany.response().getResults(0).getErrorMessage());
+        assertTrue(tooMany.records().isEmpty(), "nothing of the topic is written");
+        assertTrue(h.image.topic("t").isEmpty());
+
+        assertEquals(Errors.NONE.code(), ControllerHarness.itemError(h.apply(createWithMinIsr("t", 3, "3")).response()));
+        ControllerResult alterUp = h.apply(ControllerCommand.newBuilder().setAlterConfigs(AlterConfigs.newBuilder()
+                .setTopic("t").addSet(ConfigEntry.newBuilder().setKey("min.insync.replicas").setValue("4"))));
+        assertEquals(Errors.INVALID_CONFIG.code(), alterUp.response().getErrorCode());
+        assertTrue(alterUp.response().getErrorMessage().contains("replication factor 3"), alterUp.response().toString());
+        assertEquals("3", h.image.topic("t").orElseThrow().configs().get("min.insync.replicas"));
+
+        ControllerResult alterDown = h.apply(ControllerCommand.newBuilder().setAlterConfigs(AlterConfigs.newBuilder()
+                .setTopic("t").addSet(ConfigEntry.newBuilder().setKey("min.insync.replicas").setValue("2"))));
+        assertEquals(Errors.NONE.code(), alterDown.response().getErrorCode());
+        assertEquals("2", h.image.topic("t").orElseThrow().configs().get("min.insync.replicas"));
     }
 
     @Test

@@ -159,6 +159,13 @@ class CliOneNodeTest {
                 "--partitions", "1", "--replication-factor", "1", "--config", "retention.ms=soon");
         assertEquals(1, badConfig.exitCode(), badConfig.toString());
         assertTrue(badConfig.singleErrorLine().contains("INVALID_CONFIG"), badConfig.err());
+
+        // Accepted, this topic would make every acks=all producer wait out its delivery timeout.
+        Result minIsr = admin("--bootstrap-server", bootstrap, "topics", "--create", "--topic", "minisr",
+                "--partitions", "1", "--replication-factor", "1", "--config", "min.insync.replicas=2");
+        assertEquals(1, minIsr.exitCode(), minIsr.toString());
+        assertEquals("admin: cannot create topic 'minisr': INVALID_CONFIG: min.insync.replicas 2 is larger than the "
+                + "replication factor 1: acks=all produces could never be acknowledged", minIsr.singleErrorLine());
     }
 
     @Test
