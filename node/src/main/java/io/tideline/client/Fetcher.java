@@ -223,7 +223,7 @@ final class Fetcher {
                 for (Record r : batch.records()) {
                     if (r.offset() >= position) {
                         s.buffered.addLast(new ConsumerRecord(tp.topic(), tp.partition(), r.offset(), r.timestamp(),
-                                r.key(), r.value()));
+                                batch.timestampType(), r.key(), r.value()));
                     }
                 }
             }

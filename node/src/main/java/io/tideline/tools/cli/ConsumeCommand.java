@@ -8,6 +8,7 @@ import io.tideline.client.OffsetOutOfRangeException;
 import io.tideline.client.TidelineConsumer;
 import io.tideline.common.TopicPartition;
 import io.tideline.common.time.Time;
+import io.tideline.store.record.TimestampType;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -49,6 +50,10 @@ import picocli.CommandLine.Option;
 @Command(name = "consume", sortOptions = false, description = "Print the records of a topic.")
 public final class ConsumeCommand implements Callable<Integer> {
     static final String PRINT_KEY = "print.key";
+    static final String PRINT_TIMESTAMP = "print.timestamp";
+    static final String PRINT_PARTITION = "print.partition";
+    static final String PRINT_OFFSET = "print.offset";
+    private static final List<String> FLAGS = List.of(PRINT_TIMESTAMP, PRINT_PARTITION, PRINT_OFFSET, PRINT_KEY);
     static final String KEY_SEPARATOR = "key.separator";
     /** How long one poll may wait: short, so that --timeout-ms is kept to within this. */
     private static final long MAX_POLL_MS = 200;
@@ -90,7 +95,9 @@ public final class ConsumeCommand implements Callable<Integer> {
     boolean printOffsets;
 
     @Option(names = "--property", paramLabel = "KEY=VALUE",
-            description = "Output format: print.key=true|false, key.separator=S (default a tab).")
+            description = "Output format, as Kafka's console consumer: print.timestamp, print.partition, "
+                    + "print.offset, print.key (each true|false, default false) and key.separator=S (default a tab). "
+                    + "A line is [CreateTime:MS<S>][Partition:P<S>][Offset:N<S>][KEY<S>]VALUE.")
     Map<String, String> properties = new LinkedHashMap<>();
 
     @Option(names = "--consumer-property", paramLabel = "KEY=VALUE",
@@ -121,8 +128,8 @@ public final class ConsumeCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         String policy = checkOptions();
-        boolean printKey = printKey();
-        String separator = properties.getOrDefault(KEY_SEPARATOR, "\t");
+        LineFormat lineFormat = new LineFormat(flag(PRINT_TIMESTAMP), flag(PRINT_PARTITION), flag(PRINT_OFFSET),
+                flag(PRINT_KEY), properties.getOrDefault(KEY_SEPARATOR, "\t"));
         Map<String, Object> settings = ClientSettings.consumer(bootstrapServer, consumerProperties, policy);
         int count = TopicCheck.partitionCount(ClientSettings.adminFor(settings,
                 new ConsumerConfig(settings).defaultApiTimeoutMs()), topic, partition, time);
@@ -153,7 +160,7 @@ public final class ConsumeCommand implements Callable<Integer> {
                     if (maxMessages != null && printed >= maxMessages) {
                         break;
                     }
-                    out.println(format(r, printKey, separator));
+                    out.println(format(r, lineFormat));
                     printed++;
                 }
                 if (!records.isEmpty()) {
@@ -189,8 +196,9 @@ public final class ConsumeCommand implements Callable<Integer> {
             }
         }
         for (String key : properties.keySet()) {
-            if (!key.equals(PRINT_KEY) && !key.equals(KEY_SEPARATOR)) {
-                throw CliException.usage("unknown --property " + key + " (known: print.key, key.separator)");
+            if (!FLAGS.contains(key) && !key.equals(KEY_SEPARATOR)) {
+                throw CliException.usage("unknown --property " + key + " (known: " + String.join(", ", FLAGS) + ", "
+                        + KEY_SEPARATOR + ")");
             }
         }
         if (reset == null) {
@@ -203,10 +211,10 @@ public final class ConsumeCommand implements Callable<Integer> {
         return r;
     }
 
-    private boolean printKey() {
-        String v = properties.get(PRINT_KEY);
+    private boolean flag(String key) {
+        String v = properties.get(key);
         if (v != null && !v.equals("true") && !v.equals("false")) {
-            throw CliException.usage("--property print.key must be true or false, got '" + v + "'");
+            throw CliException.usage("--property " + key + " must be true or false, got '" + v + "'");
         }
         return Boolean.parseBoolean(v);
     }
@@ -234,13 +242,28 @@ public final class ConsumeCommand implements Callable<Integer> {
         }
     }
 
-    private String format(ConsumerRecord r, boolean printKey, String separator) {
+    /** What a line shows besides the value; {@code separator} follows each field before the value. */
+    private record LineFormat(boolean timestamp, boolean partition, boolean offset, boolean key, String separator) {
+    }
+
+    /** Kafka's console consumer layout: timestamp, partition, offset, key, value, in that order. */
+    private String format(ConsumerRecord r, LineFormat f) {
         StringBuilder line = new StringBuilder();
         if (printOffsets) {
             line.append(r.offset()).append('\t');
         }
-        if (printKey) {
-            line.append(text(r.key())).append(separator);
+        if (f.timestamp()) {
+            line.append(r.timestampType() == TimestampType.LOG_APPEND_TIME ? "LogAppendTime:" : "CreateTime:")
+                    .append(r.timestamp()).append(f.separator());
+        }
+        if (f.partition()) {
+            line.append("Partition:").append(r.partition()).append(f.separator());
+        }
+        if (f.offset()) {
+            line.append("Offset:").append(r.offset()).append(f.separator());
+        }
+        if (f.key()) {
+            line.append(text(r.key())).append(f.separator());
         }
         return line.append(text(r.value())).toString();
     }

@@ -298,6 +298,26 @@ class CliOneNodeTest {
         assertEquals(30, consumed.outLines().size());
         assertEquals("consume: 30 records printed", consumed.singleErrorLine());
 
+        // Over several partitions an offset alone collides: Kafka's print.* properties say where each line is from.
+        Result located = consume("--bootstrap-server", bootstrap, "--topic", "roundtrip", "--from-beginning",
+                "--max-messages", "30", "--property", "print.timestamp=true", "--property", "print.partition=true",
+                "--property", "print.offset=true");
+        assertEquals(0, located.exitCode(), located.toString());
+        Set<String> where = new HashSet<>();
+        Set<String> values = new HashSet<>();
+        long now = System.currentTimeMillis();
+        for (String line : located.outLines()) {
+            String[] f = line.split("\t", 4);
+            assertEquals(4, f.length, line);
+            assertTrue(f[0].matches("CreateTime:\\d+"), line);
+            long ts = Long.parseLong(f[0].substring("CreateTime:".length()));
+            assertTrue(ts > now - 600_000 && ts <= now, "produced during this test: " + line);
+            assertTrue(f[1].matches("Partition:[0-2]") && f[2].matches("Offset:\\d+"), line);
+            assertTrue(where.add(f[1] + " " + f[2]), "one line per partition and offset: " + line);
+            values.add(f[3]);
+        }
+        assertEquals(input.stream().map(l -> l.substring(l.indexOf(':') + 1)).collect(Collectors.toSet()), values);
+
         // Keys spread the records: more than one partition holds some (murmur2 of 30 keys over 3 partitions).
         Set<Integer> nonEmpty = new HashSet<>();
         for (int p = 0; p < 3; p++) {
@@ -445,6 +465,7 @@ class CliOneNodeTest {
                 List.of("--bootstrap-server", bootstrap, "--topic", "single", "--reset", "sometimes"),
                 List.of("--bootstrap-server", bootstrap, "--topic", "single", "--max-messages", "0"),
                 List.of("--bootstrap-server", bootstrap, "--topic", "single", "--property", "print.value=false"),
+                List.of("--bootstrap-server", bootstrap, "--topic", "single", "--property", "print.offset=yes"),
                 List.of("--bootstrap-server", bootstrap, "--topic", "single", "--consumer-property", "fetch.min.bytes=-1"));
         for (List<String> args : consumeUsage) {
             Result r = consume(args.toArray(String[]::new));
