@@ -1,5 +1,6 @@
 package io.tideline.tools.cli;
 
+import io.tideline.client.BootstrapException;
 import io.tideline.client.TidelineClientException;
 import io.tideline.client.TransportException;
 import io.tideline.common.config.ConfigException;
@@ -75,7 +76,8 @@ public final class Cli {
         if (e instanceof CliException) {
             return e.getMessage();
         }
-        if (e instanceof TransportException te) {
+        if (e instanceof TransportException || e instanceof BootstrapException) {
+            TidelineClientException te = (TidelineClientException) e;
             return "no broker answered (" + te.error() + "): " + firstLine(te.getMessage());
         }
         if (e instanceof TidelineClientException tce) {
