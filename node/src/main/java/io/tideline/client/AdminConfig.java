@@ -24,6 +24,7 @@ public final class AdminConfig extends AbstractConfig {
     private final int requestTimeoutMs;
     private final long retryBackoffMs;
     private final int defaultApiTimeoutMs;
+    private final long socketConnectionSetupTimeoutMs;
 
     public AdminConfig(Map<String, ?> props) {
         super(CONFIG, props);
@@ -33,6 +34,7 @@ public final class AdminConfig extends AbstractConfig {
         this.requestTimeoutMs = getInt(CommonClientConfigs.REQUEST_TIMEOUT_MS);
         this.retryBackoffMs = getLong(CommonClientConfigs.RETRY_BACKOFF_MS);
         this.defaultApiTimeoutMs = getInt(DEFAULT_API_TIMEOUT_MS);
+        this.socketConnectionSetupTimeoutMs = getLong(CommonClientConfigs.SOCKET_CONNECTION_SETUP_TIMEOUT_MS);
     }
 
     public static ConfigDef configDef() {
@@ -57,5 +59,9 @@ public final class AdminConfig extends AbstractConfig {
 
     public int defaultApiTimeoutMs() {
         return defaultApiTimeoutMs;
+    }
+
+    public long socketConnectionSetupTimeoutMs() {
+        return socketConnectionSetupTimeoutMs;
     }
 }

@@ -21,18 +21,20 @@ final class BrokerChannels implements AutoCloseable {
     private static final long SHUTDOWN_WAIT_MS = 5_000;
 
     private final ChannelFactory factory;
+    private final long connectTimeoutMs;
     private final Map<BrokerAddress, ManagedChannel> channels = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
-    BrokerChannels(ChannelFactory factory) {
+    BrokerChannels(ChannelFactory factory, long connectTimeoutMs) {
         this.factory = factory;
+        this.connectTimeoutMs = connectTimeoutMs;
     }
 
     ManagedChannel channel(BrokerAddress address) {
         if (closed) {
             throw new IllegalStateException("client is closed");
         }
-        return channels.computeIfAbsent(address, a -> factory.create(a.host(), a.port()));
+        return channels.computeIfAbsent(address, a -> factory.create(a.host(), a.port(), connectTimeoutMs));
     }
 
     ClientServiceGrpc.ClientServiceStub client(BrokerAddress address, long timeoutMs) {

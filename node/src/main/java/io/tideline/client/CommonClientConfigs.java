@@ -12,6 +12,9 @@ public final class CommonClientConfigs {
     public static final String CLIENT_ID = "client.id";
     public static final String REQUEST_TIMEOUT_MS = "request.timeout.ms";
     public static final String RETRY_BACKOFF_MS = "retry.backoff.ms";
+    public static final String SOCKET_CONNECTION_SETUP_TIMEOUT_MS = "socket.connection.setup.timeout.ms";
+    /** Kafka's default. */
+    public static final long DEFAULT_SOCKET_CONNECTION_SETUP_TIMEOUT_MS = 10_000L;
 
     private CommonClientConfigs() {
     }
@@ -30,6 +33,13 @@ public final class CommonClientConfigs {
                         + "failed (REQUEST_TIMED_OUT) and, where it may, retries.")
                 .define(RETRY_BACKOFF_MS, Type.LONG, 100L, Range.atLeast(0), Importance.LOW,
                         "How long the client waits before retrying a request that failed with a retriable error "
-                        + "(after refreshing its metadata when the error says the leader moved).");
+                        + "(after refreshing its metadata when the error says the leader moved).")
+                .define(SOCKET_CONNECTION_SETUP_TIMEOUT_MS, Type.LONG, DEFAULT_SOCKET_CONNECTION_SETUP_TIMEOUT_MS,
+                        Range.atLeast(1), Importance.MEDIUM,
+                        "How long the client waits for a TCP connection to a broker to be set up before it counts "
+                        + "the broker as unreachable (a refused connection fails at once). Until some broker has "
+                        + "answered, the client tries each bootstrap.servers address once, in order, and the call "
+                        + "fails with a BootstrapException naming every address and why it failed, instead of "
+                        + "retrying until its timeout.");
     }
 }

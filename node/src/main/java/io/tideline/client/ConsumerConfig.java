@@ -58,6 +58,7 @@ public final class ConsumerConfig extends AbstractConfig {
     private final int requestTimeoutMs;
     private final long retryBackoffMs;
     private final int defaultApiTimeoutMs;
+    private final long socketConnectionSetupTimeoutMs;
 
     public ConsumerConfig(Map<String, ?> props) {
         super(CONFIG, props);
@@ -73,6 +74,7 @@ public final class ConsumerConfig extends AbstractConfig {
         this.requestTimeoutMs = getInt(CommonClientConfigs.REQUEST_TIMEOUT_MS);
         this.retryBackoffMs = getLong(CommonClientConfigs.RETRY_BACKOFF_MS);
         this.defaultApiTimeoutMs = getInt(DEFAULT_API_TIMEOUT_MS);
+        this.socketConnectionSetupTimeoutMs = getLong(CommonClientConfigs.SOCKET_CONNECTION_SETUP_TIMEOUT_MS);
     }
 
     public static ConfigDef configDef() {
@@ -121,5 +123,9 @@ public final class ConsumerConfig extends AbstractConfig {
 
     public int defaultApiTimeoutMs() {
         return defaultApiTimeoutMs;
+    }
+
+    public long socketConnectionSetupTimeoutMs() {
+        return socketConnectionSetupTimeoutMs;
     }
 }

@@ -43,6 +43,7 @@ final class OffsetLookup {
      * The offsets for {@code queries} (partition to -2, -1 or a timestamp), as many as could be resolved
      * before {@code deadlineMs}; at least one round is tried even when the deadline has passed.
      *
+     * @throws BootstrapException no broker reached yet, and none of bootstrap.servers accepted a connection
      * @throws TidelineClientException for a non-retriable error (the first one seen)
      */
     Map<TopicPartition, Long> lookup(Map<TopicPartition, Long> queries, long deadlineMs, Set<String> topics) {
@@ -58,6 +59,8 @@ final class OffsetLookup {
                     tp -> metadata.current().leader(tp).isEmpty())) {
                 try {
                     metadata.refresh(topics);
+                } catch (BootstrapException e) {
+                    throw e;
                 } catch (TidelineClientException e) {
                     continue;
                 }

@@ -64,6 +64,7 @@ public final class ProducerConfig extends AbstractConfig {
     private final int maxRequestSize;
     private final long maxBlockMs;
     private final long bufferMemory;
+    private final long socketConnectionSetupTimeoutMs;
 
     public ProducerConfig(Map<String, ?> props) {
         super(CONFIG, props);
@@ -81,6 +82,7 @@ public final class ProducerConfig extends AbstractConfig {
         this.maxRequestSize = getInt(MAX_REQUEST_SIZE);
         this.maxBlockMs = getLong(MAX_BLOCK_MS);
         this.bufferMemory = getLong(BUFFER_MEMORY);
+        this.socketConnectionSetupTimeoutMs = getLong(CommonClientConfigs.SOCKET_CONNECTION_SETUP_TIMEOUT_MS);
         // As in Kafka: a batch must be allowed to linger and then wait for one full request.
         if (deliveryTimeoutMs < lingerMs + requestTimeoutMs) {
             throw new ConfigException(DELIVERY_TIMEOUT_MS, deliveryTimeoutMs, "must be at least linger.ms + "
@@ -139,5 +141,9 @@ public final class ProducerConfig extends AbstractConfig {
 
     public long bufferMemory() {
         return bufferMemory;
+    }
+
+    public long socketConnectionSetupTimeoutMs() {
+        return socketConnectionSetupTimeoutMs;
     }
 }

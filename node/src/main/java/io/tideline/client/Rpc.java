@@ -61,6 +61,9 @@ final class Rpc {
     /** Whether a failure of a whole call may succeed when retried, possibly elsewhere. */
     static boolean retriable(Throwable t) {
         Throwable cause = unwrap(t);
+        if (cause instanceof BootstrapException) {
+            return false;
+        }
         if (cause instanceof TransportException te) {
             return te.retriable();
         }

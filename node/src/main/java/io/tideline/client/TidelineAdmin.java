@@ -32,6 +32,7 @@ import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,7 +42,8 @@ import org.slf4j.LoggerFactory;
  * Per-item errors are results, never exceptions ({@link TopicResult}, {@link DeleteRecordsResult},
  * {@link TopicDescription#error()}); a call throws a {@link TidelineClientException} (usually a
  * {@link TransportException}) only when no broker could be reached or answered within
- * default.api.timeout.ms.
+ * default.api.timeout.ms, or a {@link BootstrapException} at once when the client has not reached any
+ * broker yet and none of bootstrap.servers accepted a connection.
  *
  * <p>Thread-safe.
  */
@@ -76,7 +78,8 @@ public final class TidelineAdmin implements AutoCloseable {
     public TidelineAdmin(Map<String, ?> configs, Time time, ChannelFactory channelFactory) {
         this.config = new AdminConfig(configs);
         this.time = Objects.requireNonNull(time, "time");
-        this.channels = new BrokerChannels(Objects.requireNonNull(channelFactory, "channelFactory"));
+        this.channels = new BrokerChannels(Objects.requireNonNull(channelFactory, "channelFactory"),
+                config.socketConnectionSetupTimeoutMs());
         this.metadata = new MetadataManager(config.bootstrapServers(), channels, config.requestTimeoutMs());
     }
 
@@ -124,26 +127,12 @@ public final class TidelineAdmin implements AutoCloseable {
 
     /** Brokers, controller and cluster id, from a Metadata answer of any broker. */
     public ClusterDescription describeCluster() {
-        long deadline = time.milliseconds() + config.defaultApiTimeoutMs();
-        TidelineClientException last = null;
-        do {
-            for (BrokerAddress address : metadata.candidates()) {
-                String target = "Metadata to " + address;
-                try {
-                    var stub = channels.client(address, config.requestTimeoutMs());
-                    MetadataResponse response = Rpc.await(Rpc.call(target, stub::metadata,
-                            MetadataRequest.getDefaultInstance()), config.requestTimeoutMs() + 1_000L, target);
-                    return AdminProtos.fromProto(response);
-                } catch (TidelineClientException e) {
-                    if (!Rpc.retriable(e)) {
-                        throw e;
-                    }
-                    last = e;
-                }
-            }
-            backOff(deadline);
-        } while (time.milliseconds() < deadline);
-        throw last;
+        MetadataResponse response = anyBroker("Metadata", (address, target) -> {
+            var stub = channels.client(address, config.requestTimeoutMs());
+            return Rpc.await(Rpc.call(target, stub::metadata, MetadataRequest.getDefaultInstance()),
+                    config.requestTimeoutMs() + 1_000L, target);
+        });
+        return AdminProtos.fromProto(response);
     }
 
     /**
@@ -279,22 +268,41 @@ public final class TidelineAdmin implements AutoCloseable {
     }
 
     private <Q, A> A callAnyBroker(String name, AdminMethod<Q, A> method, Q request) {
+        return anyBroker(name, (address, target) -> {
+            AdminServiceStub stub = channels.admin(address, config.requestTimeoutMs() + RPC_SLACK_MS);
+            return Rpc.await(Rpc.call(target, (Q q, StreamObserver<A> o) -> method.call(stub, q, o), request),
+                    config.requestTimeoutMs() + 2 * RPC_SLACK_MS, target);
+        });
+    }
+
+    /**
+     * The first answer of {@code call} from the candidate brokers, pass after pass until
+     * default.api.timeout.ms. A pass in which no bootstrap address could be connected to, before any
+     * broker answered this client, ends the call with a {@link BootstrapException}.
+     */
+    private <A> A anyBroker(String name, BiFunction<BrokerAddress, String, A> call) {
         long deadline = time.milliseconds() + config.defaultApiTimeoutMs();
         TidelineClientException last = null;
         do {
+            Map<BrokerAddress, TidelineClientException> failures = new LinkedHashMap<>();
             for (BrokerAddress address : metadata.candidates()) {
                 String target = name + " to " + address;
                 try {
-                    AdminServiceStub stub = channels.admin(address, config.requestTimeoutMs() + RPC_SLACK_MS);
-                    return Rpc.await(Rpc.call(target, (Q q, StreamObserver<A> o) -> method.call(stub, q, o), request),
-                            config.requestTimeoutMs() + 2 * RPC_SLACK_MS, target);
+                    A answer = call.apply(address, target);
+                    metadata.brokerAnswered();
+                    return answer;
                 } catch (TidelineClientException e) {
                     if (!Rpc.retriable(e)) {
                         throw e;
                     }
                     log.debug("{} failed, trying the next broker: {}", target, e.getMessage());
+                    failures.put(address, e);
                     last = e;
                 }
+            }
+            BootstrapException unreachable = metadata.bootstrapFailure(failures);
+            if (unreachable != null) {
+                throw unreachable;
             }
             backOff(deadline);
         } while (time.milliseconds() < deadline);

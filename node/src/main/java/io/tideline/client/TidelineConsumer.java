@@ -60,7 +60,8 @@ public final class TidelineConsumer implements AutoCloseable {
     public TidelineConsumer(Map<String, ?> configs, Time time, ChannelFactory channelFactory) {
         this.config = new ConsumerConfig(configs);
         this.time = Objects.requireNonNull(time, "time");
-        this.channels = new BrokerChannels(Objects.requireNonNull(channelFactory, "channelFactory"));
+        this.channels = new BrokerChannels(Objects.requireNonNull(channelFactory, "channelFactory"),
+                config.socketConnectionSetupTimeoutMs());
         this.metadata = new MetadataManager(config.bootstrapServers(), channels, config.requestTimeoutMs());
         this.outOfRange = new OutOfRangeHandler(config.autoOffsetReset(), new ConsumerMetrics(metrics));
         this.offsets = new OffsetLookup(metadata, channels, time, config.requestTimeoutMs(), config.retryBackoffMs());
@@ -144,6 +145,8 @@ public final class TidelineConsumer implements AutoCloseable {
      *
      * @throws OffsetOutOfRangeException      auto.offset.reset=none and a position is out of range
      * @throws NoOffsetForPartitionException  auto.offset.reset=none and a partition has no position
+     * @throws BootstrapException             no broker reached yet, and none of bootstrap.servers accepted
+     *                                        a connection (at once, not after {@code timeout})
      * @throws TidelineClientException        a non-retriable error (e.g. a corrupt batch)
      * @throws IllegalStateException          nothing is assigned, or the consumer is closed
      */
@@ -199,6 +202,8 @@ public final class TidelineConsumer implements AutoCloseable {
             lastRefreshMs = now;
             try {
                 metadata.refresh(topics());
+            } catch (BootstrapException e) {
+                throw e;
             } catch (TidelineClientException e) {
                 log.debug("metadata refresh failed: {}", e.getMessage());
             }

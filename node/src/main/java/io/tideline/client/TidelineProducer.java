@@ -57,7 +57,8 @@ public final class TidelineProducer implements AutoCloseable {
     public TidelineProducer(Map<String, ?> configs, Time time, ChannelFactory channelFactory) {
         this.config = new ProducerConfig(configs);
         this.time = Objects.requireNonNull(time, "time");
-        this.channels = new BrokerChannels(Objects.requireNonNull(channelFactory, "channelFactory"));
+        this.channels = new BrokerChannels(Objects.requireNonNull(channelFactory, "channelFactory"),
+                config.socketConnectionSetupTimeoutMs());
         this.metadata = new MetadataManager(config.bootstrapServers(), channels, config.requestTimeoutMs());
         this.accumulator = new RecordAccumulator(config.batchSize(), config.lingerMs(), config.bufferMemory(), time);
         this.sender = new Sender(config, accumulator, metadata, channels, topics, time);
@@ -74,7 +75,8 @@ public final class TidelineProducer implements AutoCloseable {
      * producer does. Bad or undeliverable records never throw here: the future fails, with
      * UNKNOWN_TOPIC_OR_PARTITION (no such topic or partition after max.block.ms), RECORD_TOO_LARGE (cannot
      * fit in max.request.size or buffer.memory), REQUEST_TIMED_OUT (the buffer stayed full for
-     * max.block.ms) or whatever the broker answered.
+     * max.block.ms), a {@link BootstrapException} (no broker reached yet, and none of bootstrap.servers
+     * accepted a connection; without waiting for max.block.ms) or whatever the broker answered.
      *
      * @throws IllegalStateException after {@link #close()}
      */
@@ -204,6 +206,8 @@ public final class TidelineProducer implements AutoCloseable {
             try {
                 metadata.refresh(Set.copyOf(topics));
                 lastFailure = null;
+            } catch (BootstrapException e) {
+                throw e;
             } catch (TidelineClientException e) {
                 lastFailure = e;
             }

@@ -3,22 +3,41 @@ package io.tideline.client;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.tideline.common.errors.Errors;
+import java.net.ConnectException;
+import java.net.UnknownHostException;
+import java.util.Optional;
 
 /**
  * The broker could not be reached or did not answer in time (a gRPC status other than OK). The error
  * code is BROKER_NOT_AVAILABLE for UNAVAILABLE and CANCELLED, REQUEST_TIMED_OUT for DEADLINE_EXCEEDED and
- * UNKNOWN_SERVER_ERROR otherwise; {@link #status()} keeps the gRPC status code for diagnosis.
+ * UNKNOWN_SERVER_ERROR otherwise; {@link #status()} keeps the gRPC status code for diagnosis, and
+ * {@link #connectFailure()} says why no connection could be set up when that was the failure.
  */
 public final class TransportException extends TidelineClientException {
     private final Status.Code status;
+    private final String connectFailure;
 
     public TransportException(String target, StatusRuntimeException cause) {
-        super(errorFor(cause.getStatus().getCode()), target + ": " + describe(cause.getStatus()), cause);
+        this(target, cause, connectFailureOf(cause.getStatus()));
+    }
+
+    private TransportException(String target, StatusRuntimeException cause, String connectFailure) {
+        super(errorFor(cause.getStatus().getCode()), target + ": " + describe(cause.getStatus(), connectFailure), cause);
         this.status = cause.getStatus().getCode();
+        this.connectFailure = connectFailure;
     }
 
     public Status.Code status() {
         return status;
+    }
+
+    /**
+     * Why no connection to the broker could be set up ("Connection refused", "connection timed out after
+     * 10000 ms", "Unable to resolve host h"), or empty when the failure was something else (a deadline, a
+     * connection lost after it was set up). The request cannot have reached the broker in the first case.
+     */
+    public Optional<String> connectFailure() {
+        return Optional.ofNullable(connectFailure);
     }
 
     /** Whether the same request may succeed later, possibly on another broker. */
@@ -38,8 +57,38 @@ public final class TransportException extends TidelineClientException {
         };
     }
 
-    private static String describe(Status status) {
-        return status.getDescription() == null ? status.getCode().name()
-                : status.getCode() + " (" + status.getDescription() + ")";
+    /**
+     * gRPC reports a failed connect as UNAVAILABLE "io exception" with Netty's ConnectException as the
+     * cause ("finishConnect(..) failed with error(-111): Connection refused: /127.0.0.1:1"), and a host it
+     * cannot resolve as UNAVAILABLE "Unable to resolve host h" with an UnknownHostException.
+     */
+    static String connectFailureOf(Status status) {
+        if (status.getCode() != Status.Code.UNAVAILABLE) {
+            return null;
+        }
+        for (Throwable t = status.getCause(); t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof UnknownHostException) {
+                return status.getDescription() != null ? status.getDescription() : "unknown host " + t.getMessage();
+            }
+            if (t instanceof ConnectException) {
+                return connectReason(t.getMessage());
+            }
+        }
+        return null;
+    }
+
+    /** "finishConnect(..) failed with error(-111): Connection refused: /127.0.0.1:1" to "Connection refused". */
+    private static String connectReason(String message) {
+        if (message == null || message.isBlank()) {
+            return "connect failed";
+        }
+        String m = message.strip().replaceFirst(":\\s+\\S*/\\S+$", "");
+        int colon = m.lastIndexOf(": ");
+        return colon < 0 ? m : m.substring(colon + 2);
+    }
+
+    private static String describe(Status status, String connectFailure) {
+        String detail = connectFailure != null ? connectFailure : status.getDescription();
+        return detail == null ? status.getCode().name() : status.getCode() + " (" + detail + ")";
     }
 }

@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.grpc.Status;
 import io.tideline.common.errors.Errors;
+import java.net.ConnectException;
+import java.net.UnknownHostException;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class TransportExceptionTest {
@@ -27,5 +30,37 @@ class TransportExceptionTest {
             assertFalse(e.retriable(), status.toString());
             assertEquals(Errors.UNKNOWN_SERVER_ERROR, e.error());
         }
+    }
+
+    @Test
+    void aFailedConnectSaysWhyInOneShortPhrase() {
+        // The shapes gRPC's Netty transport produces: the annotated exception wraps the socket's own one.
+        ConnectException socket = new ConnectException("finishConnect(..) failed with error(-111): Connection refused");
+        ConnectException annotated = new ConnectException(socket.getMessage() + ": /127.0.0.1:1");
+        annotated.initCause(socket);
+        TransportException refused = new TransportException("ListTopics to 127.0.0.1:1",
+                Status.UNAVAILABLE.withDescription("io exception").withCause(annotated).asRuntimeException());
+        assertEquals(Optional.of("Connection refused"), refused.connectFailure());
+        assertEquals("ListTopics to 127.0.0.1:1: UNAVAILABLE (Connection refused)", refused.getMessage());
+
+        TransportException timedOut = new TransportException("Metadata to h:9092", Status.UNAVAILABLE
+                .withDescription("io exception")
+                .withCause(new ConnectException("connection timed out after 300 ms: h/10.0.0.1:9092")).asRuntimeException());
+        assertEquals(Optional.of("connection timed out after 300 ms"), timedOut.connectFailure());
+
+        TransportException unknownHost = new TransportException("Metadata to nowhere:9092", Status.UNAVAILABLE
+                .withDescription("Unable to resolve host nowhere")
+                .withCause(new UnknownHostException("nowhere: Name or service not known")).asRuntimeException());
+        assertEquals(Optional.of("Unable to resolve host nowhere"), unknownHost.connectFailure());
+    }
+
+    @Test
+    void aFailureAfterConnectingIsNoConnectFailure() {
+        assertEquals(Optional.empty(), new TransportException("Produce", Status.DEADLINE_EXCEEDED
+                .withCause(new ConnectException("Connection refused")).asRuntimeException()).connectFailure());
+        TransportException lost = new TransportException("Produce", Status.UNAVAILABLE
+                .withDescription("Network closed for unknown reason").asRuntimeException());
+        assertEquals(Optional.empty(), lost.connectFailure());
+        assertEquals("Produce: UNAVAILABLE (Network closed for unknown reason)", lost.getMessage());
     }
 }

@@ -1,5 +1,6 @@
 package io.tideline.tools.cli;
 
+import io.tideline.client.BootstrapException;
 import io.tideline.client.TidelineClientException;
 import io.tideline.client.TransportException;
 import io.tideline.common.config.ConfigException;
@@ -23,6 +24,12 @@ public final class Cli {
     /** The logback file that keeps the client's INFO lines (config dumps, retries) off the tools' stdout. */
     static final String LOGGING_CONFIG = "tideline-cli-logback.xml";
     private static final String LOGBACK_CONFIG_PROPERTY = "logback.configurationFile";
+    /**
+     * gRPC logs through java.util.logging, not logback: its WARNING for a host it cannot resolve is a stack
+     * trace on stderr, though the failure reaches the user as the tool's one line anyway. Held here because
+     * java.util.logging keeps its loggers (and so their levels) only weakly.
+     */
+    private static final java.util.logging.Logger GRPC_LOGGER = java.util.logging.Logger.getLogger("io.grpc");
 
     private Cli() {
     }
@@ -51,13 +58,15 @@ public final class Cli {
 
     /**
      * Points logback at the tools' own configuration (WARN and above, to stderr, without stack traces)
-     * unless the user chose one with {@code -Dlogback.configurationFile}. Must run before the first logger
-     * is created, so only {@code main} calls it; tests keep their logback-test.xml.
+     * unless the user chose one with {@code -Dlogback.configurationFile}, and keeps gRPC's own warnings
+     * off stderr. Must run before the first logger is created, so only {@code main} calls it; tests keep
+     * their logback-test.xml.
      */
     static void useToolLogging() {
         if (System.getProperty(LOGBACK_CONFIG_PROPERTY) == null) {
             System.setProperty(LOGBACK_CONFIG_PROPERTY, LOGGING_CONFIG);
         }
+        GRPC_LOGGER.setLevel(java.util.logging.Level.SEVERE);
     }
 
     static int exitCode(Throwable e) {
@@ -75,7 +84,8 @@ public final class Cli {
         if (e instanceof CliException) {
             return e.getMessage();
         }
-        if (e instanceof TransportException te) {
+        if (e instanceof TransportException || e instanceof BootstrapException) {
+            TidelineClientException te = (TidelineClientException) e;
             return "no broker answered (" + te.error() + "): " + firstLine(te.getMessage());
         }
         if (e instanceof TidelineClientException tce) {
