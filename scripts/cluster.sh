@@ -4,15 +4,17 @@
 #   scripts/cluster.sh start [N]   start N nodes (default 3), building the jars if needed; waits until each serves
 #   scripts/cluster.sh status      each node (pid, ports, serving?), the controller, under-replicated partitions
 #   scripts/cluster.sh stop        SIGTERM to the nodes this script started, SIGKILL after a bound; no process left
+#   scripts/cluster.sh help        this usage (exit 0; an unknown command prints it and exits 2)
 #
 # Node i (1-based) serves clients on 127.0.0.1:(9091+i), so the bootstrap address is 127.0.0.1:9092; its
-# metadata quorum (Ratis) port is 9191+i. Everything lives under data/cluster of the repository:
+# metadata quorum (Ratis) port is 9191+i, its metrics endpoint http://127.0.0.1:(9291+i)/metrics. Everything lives under data/cluster of the repository:
 #   node-i/logs, node-i/metadata   the node's log dir and metadata log dir
 #   node-i.properties              its generated config (the keys of `tideline server --config`)
 #   node-i.pid, node-i.log         its process id and its output (the previous run's in node-i.log.prev)
 #
 # Environment (defaults in brackets):
 #   TIDELINE_CLUSTER_DIR [<repo>/data/cluster]   TIDELINE_CLIENT_PORT_BASE [9091]   TIDELINE_QUORUM_PORT_BASE [9191]
+#   TIDELINE_METRICS_PORT_BASE [9291]
 #   TIDELINE_START_TIMEOUT_S [120]   TIDELINE_STOP_TIMEOUT_S [60]
 #   JAVA_OPTS: extra JVM options of each node (e.g. -Xmx256m); TIDELINE_CLASSPATH: run from this class path
 #   instead of the built jars (see scripts/tideline).
@@ -31,9 +33,15 @@ STOP_TIMEOUT_S="${TIDELINE_STOP_TIMEOUT_S:-60}"
 # controlled shutdown, so they wait this long and then stop anyway (logs still closed cleanly).
 CONTROLLED_SHUTDOWN_TIMEOUT_MS=10000
 
+# The usage line: on stdout with exit 0 when asked for (help), on stderr with exit 2 after a bad command line.
 usage() {
-    echo "usage: cluster.sh start [N] | stop | status" >&2
-    exit 2
+    local code="${1:-2}"
+    if ((code == 0)); then
+        echo "usage: cluster.sh start [N] | stop | status | help"
+    else
+        echo "usage: cluster.sh start [N] | stop | status | help" >&2
+    fi
+    exit "$code"
 }
 
 client_port() { echo $((CLIENT_PORT_BASE + $1)); }
@@ -274,6 +282,10 @@ main() {
         status)
             (($# == 1)) || usage
             cmd_status
+            ;;
+        help | -h | --help)
+            (($# == 1)) || usage
+            usage 0
             ;;
         *) usage ;;
     esac

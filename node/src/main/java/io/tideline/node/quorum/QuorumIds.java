@@ -57,12 +57,18 @@ public final class QuorumIds {
         }
         List<RaftPeer> peers = new ArrayList<>();
         for (Map.Entry<Integer, InetSocketAddress> e : new TreeMap<>(voters).entrySet()) {
-            InetSocketAddress a = e.getValue();
-            // An IPv6 literal needs brackets, or its colons run into the port's ("::1:9093").
-            String host = a.getHostString().contains(":") ? "[" + a.getHostString() + "]" : a.getHostString();
-            peers.add(RaftPeer.newBuilder().setId(peerId(e.getKey()))
-                    .setAddress(host + ":" + a.getPort()).build());
+            peers.add(RaftPeer.newBuilder().setId(peerId(e.getKey())).setAddress(hostPort(e.getValue())).build());
         }
         return RaftGroup.valueOf(groupId(clusterId), peers);
+    }
+
+    /**
+     * {@code host:port} of a voter address as configured, for Ratis and for log lines. The voters are
+     * unresolved addresses, whose {@code toString} reads {@code 127.0.0.1/<unresolved>:9193}.
+     */
+    public static String hostPort(InetSocketAddress address) {
+        String host = address.getHostString();
+        // An IPv6 literal needs brackets, or its colons run into the port's ("::1:9093").
+        return (host.contains(":") ? "[" + host + "]" : host) + ":" + address.getPort();
     }
 }

@@ -110,7 +110,7 @@ public final class QuorumServer implements AutoCloseable {
         duties.start();
         metrics = new QuorumMetrics(config.metrics, stateMachine::image, this::isLeader);
         log.info("Metadata quorum voter {} started at {} (storage {}, voters {})", config.nodeId,
-                config.voters.get(config.nodeId), config.storageDir, config.voters.keySet());
+                QuorumIds.hostPort(config.voters.get(config.nodeId)), config.storageDir, config.voters.keySet());
     }
 
     /** The clearest cause Ratis wraps a start failure in (a corrupt snapshot reads as itself). */

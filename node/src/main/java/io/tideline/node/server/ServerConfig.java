@@ -208,8 +208,9 @@ public final class ServerConfig extends AbstractConfig {
         return advertised;
     }
 
+    /** {@code metrics.http.host}, or when it is unset the listener's host (see {@link MetricsHttpConfig#bindHost}). */
     public String metricsHttpHost() {
-        return getString(MetricsHttpConfig.METRICS_HTTP_HOST_CONFIG);
+        return MetricsHttpConfig.bindHost(getString(MetricsHttpConfig.METRICS_HTTP_HOST_CONFIG), listener.host());
     }
 
     /** -1: no metrics endpoint; 0: any free port. */

@@ -111,10 +111,12 @@ public final class ServerCommand implements Callable<Integer> {
     }
 
     /**
-     * The production runner: installs the SIGTERM hook, starts the node, reports what start-up recovered,
-     * then parks this thread; the hook ends the process after stopping the node.
+     * The production runner: bridges java.util.logging into slf4j, installs the SIGTERM hook, starts the node,
+     * reports what start-up recovered, then parks this thread; the hook ends the process after stopping the node.
      */
     static int runUntilStopped(ServerConfig config, PrintStream err) {
+        // Before anything starts gRPC or Netty: their java.util.logging lines in the node's format too.
+        JulBridge.install();
         long stopBoundMs = config.controlledShutdownTimeoutMs() + NodeShutdownHook.CLOSE_GRACE_MS;
         NodeShutdownHook hook = new NodeShutdownHook(Thread.currentThread(), stopBoundMs, Runtime.getRuntime()::halt);
         // Installed before the start so that a SIGTERM during start-up still closes the logs cleanly.

@@ -14,11 +14,21 @@ class MetricsHttpConfigTest {
     private final ConfigDef def = MetricsHttpConfig.define(new ConfigDef());
 
     @Test
-    void defaultsServeAllInterfacesOnTheDefaultPort() {
+    void theHostIsUnsetByDefaultAndThePortIsStrimzis() {
         Map<String, Object> parsed = def.parse(Map.of());
-        assertEquals("0.0.0.0", parsed.get(MetricsHttpConfig.METRICS_HTTP_HOST_CONFIG));
+        assertEquals(null, parsed.get(MetricsHttpConfig.METRICS_HTTP_HOST_CONFIG));
         assertEquals(9404, parsed.get(MetricsHttpConfig.METRICS_HTTP_PORT_CONFIG));
         assertTrue(MetricsHttpConfig.enabled(9404));
+    }
+
+    @Test
+    void anUnsetHostBindsTheListenersHostAndAnExplicitOneWins() {
+        assertEquals("127.0.0.1", MetricsHttpConfig.bindHost(null, "127.0.0.1"));
+        assertEquals("10.0.0.5", MetricsHttpConfig.bindHost(null, "10.0.0.5"));
+        // A listener without a host binds every interface; so does the endpoint.
+        assertEquals("0.0.0.0", MetricsHttpConfig.bindHost(null, ""));
+        assertEquals("0.0.0.0", MetricsHttpConfig.bindHost("0.0.0.0", "127.0.0.1"));
+        assertEquals("127.0.0.1", MetricsHttpConfig.bindHost("127.0.0.1", ""));
     }
 
     @Test

@@ -125,6 +125,18 @@ class ClusterScriptTest {
         assertEquals(List.of(), recordedPids());
     }
 
+    @Test
+    void helpPrintsTheUsageAndSucceeds() throws Exception {
+        for (String help : List.of("help", "-h", "--help")) {
+            Result r = clusterSh(Duration.ofSeconds(30), help).assertSucceeded();
+            assertTrue(r.output().startsWith("usage: cluster.sh start [N] | stop | status"), r.output());
+        }
+        Result unknown = clusterSh(Duration.ofSeconds(30), "restart");
+        assertEquals(2, unknown.exitCode(), unknown.output());
+        assertTrue(unknown.output().startsWith("usage: cluster.sh"), unknown.output());
+        assertEquals(List.of(), recordedPids());
+    }
+
     /** What a user does on day one against the script's cluster: topic, produce, consume, delete-records. */
     private void usersDayOne() throws Exception {
         Duration cli = Duration.ofSeconds(60);

@@ -130,8 +130,7 @@ public final class LogManager implements AutoCloseable {
             addLog(tp, opened, dir);
         }
         dir.clearCleanShutdownMarker();
-        log.info("Loaded {} logs from {} ({} shutdown)", partitionDirs.size(), dir.path,
-                dir.hadCleanShutdown ? "after a clean" : "after an unclean");
+        log.info("Loaded {} logs from {} ({})", partitionDirs.size(), dir.path, dir.previousShutdown.description());
     }
 
     private static boolean isPartitionDirName(String name) {

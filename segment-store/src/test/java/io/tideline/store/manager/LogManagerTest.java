@@ -122,6 +122,34 @@ class LogManagerTest {
         }
     }
 
+    // ------------------------------------------------------------------ the previous shutdown
+
+    private LogDirectory.PreviousShutdown previousShutdownOf(Path dir) throws IOException {
+        try (LogDirectory d = new LogDirectory(dir, io.tideline.store.dir.LogDirLock.acquire(dir))) {
+            return d.previousShutdown;
+        }
+    }
+
+    @Test
+    void aNewLogDirIsReportedNewNotUnclean() throws IOException {
+        assertEquals(LogDirectory.PreviousShutdown.NONE, previousShutdownOf(logDir()));
+        assertEquals("new directory", LogDirectory.PreviousShutdown.NONE.description());
+    }
+
+    @Test
+    void aLogDirLeftWithLogsButNoMarkerIsUncleanAndOneClosedCleanlyIsClean() throws IOException {
+        LogManager crashed = start();
+        append(crashed.getOrCreateLog(TP, Map.of()), 2);
+        crashed.closeWithoutShutdown();
+        running.remove(crashed);
+        assertEquals(LogDirectory.PreviousShutdown.UNCLEAN, previousShutdownOf(logDir()));
+        assertEquals("after an unclean shutdown", LogDirectory.PreviousShutdown.UNCLEAN.description());
+
+        close(start());
+        assertEquals(LogDirectory.PreviousShutdown.CLEAN, previousShutdownOf(logDir()));
+        assertEquals("after a clean shutdown", LogDirectory.PreviousShutdown.CLEAN.description());
+    }
+
     // ------------------------------------------------------------------ locking and stamping
 
     @Test

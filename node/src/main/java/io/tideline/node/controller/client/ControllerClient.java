@@ -32,11 +32,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
 import org.apache.ratis.retry.ExponentialBackoffRetry;
+import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
@@ -53,6 +58,12 @@ import org.slf4j.LoggerFactory;
  * the request timeout, {@link Errors#NOT_CONTROLLER} while no leader is known, ...); the futures never
  * complete exceptionally.
  *
+ * <p>{@link #close()} first lets the requests still inside Ratis finish: Ratis cannot cancel a request
+ * that sleeps between two attempts, and one that wakes after its client closed is logged at ERROR with a
+ * stack trace (heartbeats to a quorum that already stopped did that on every clean cluster stop). From
+ * the moment close begins, new requests are answered {@link Errors#BROKER_NOT_AVAILABLE} at once and a
+ * failed attempt is not retried, so the wait is at most one attempt plus one backoff.
+ *
  * <p>Thread-safe; one client can serve a whole broker.
  */
 public final class ControllerClient implements AutoCloseable {
@@ -64,6 +75,8 @@ public final class ControllerClient implements AutoCloseable {
     private static final Duration BASE_BACKOFF = Duration.ofMillis(50);
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(1);
     private static final Duration ATTEMPT_TIMEOUT = Duration.ofSeconds(3);
+    /** The longest a request can stay inside Ratis once retries stop: one attempt, one backoff, slack. */
+    static final Duration CLOSE_DRAIN_TIMEOUT = ATTEMPT_TIMEOUT.plus(MAX_BACKOFF).plusSeconds(1);
 
     /** Commands: Ratis' ordered async path (one sliding window of sequence numbers per client). */
     private final RaftClient commands;
@@ -76,6 +89,13 @@ public final class ControllerClient implements AutoCloseable {
     private final RaftClient queries;
     private final Time time;
     private final long requestTimeoutMs;
+    /**
+     * Set when close begins. A sender counts itself in {@link #inFlight} before it reads this flag, and
+     * close sets it before it reads the count, so every request that gets past the check is waited for.
+     */
+    private volatile boolean closing;
+    /** Requests handed to Ratis whose Ratis future has not completed; monitor: itself. */
+    private final AtomicInteger inFlight = new AtomicInteger();
 
     public ControllerClient(String clusterId, Map<Integer, InetSocketAddress> voters, Time time) {
         this(clusterId, voters, time, DEFAULT_REQUEST_TIMEOUT);
@@ -90,11 +110,12 @@ public final class ControllerClient implements AutoCloseable {
     public ControllerClient(String clusterId, Map<Integer, InetSocketAddress> voters, Time time, Duration requestTimeout) {
         this.time = time;
         this.requestTimeoutMs = requestTimeout.toMillis();
-        this.commands = newRaftClient(clusterId, voters, requestTimeoutMs);
-        this.queries = newRaftClient(clusterId, voters, requestTimeoutMs);
+        this.commands = newRaftClient(clusterId, voters, requestTimeoutMs, () -> closing);
+        this.queries = newRaftClient(clusterId, voters, requestTimeoutMs, () -> closing);
     }
 
-    private static RaftClient newRaftClient(String clusterId, Map<Integer, InetSocketAddress> voters, long requestTimeoutMs) {
+    private static RaftClient newRaftClient(String clusterId, Map<Integer, InetSocketAddress> voters, long requestTimeoutMs,
+                                            BooleanSupplier closing) {
         RaftProperties p = new RaftProperties();
         RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
         RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(ATTEMPT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
@@ -106,10 +127,12 @@ public final class ControllerClient implements AutoCloseable {
                 .setMaxSleepTime(TimeDuration.valueOf(MAX_BACKOFF.toMillis(), TimeUnit.MILLISECONDS))
                 .setMaxAttempts(attempts)
                 .build();
+        RetryPolicy stopWhenClosing = event -> closing.getAsBoolean() ? RetryPolicy.NO_RETRY_ACTION
+                : retry.handleAttemptFailure(event);
         return RaftClient.newBuilder()
                 .setProperties(p)
                 .setRaftGroup(QuorumIds.group(clusterId, voters))
-                .setRetryPolicy(retry)
+                .setRetryPolicy(stopWhenClosing)
                 .build();
     }
 
@@ -119,7 +142,10 @@ public final class ControllerClient implements AutoCloseable {
                 ? command.toBuilder().setTimestampMs(time.milliseconds()).build() : command;
         CompletableFuture<ControllerResponse> f;
         try {
-            f = commands.async().send(RatisMessages.of(stamped)).thenApply(RatisMessages::commandResponse);
+            if (!enter()) {
+                return CompletableFuture.completedFuture(RatisErrors.response(closedError()));
+            }
+            f = tracked(() -> commands.async().send(RatisMessages.of(stamped))).thenApply(RatisMessages::commandResponse);
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(RatisErrors.response(e));
         }
@@ -134,11 +160,50 @@ public final class ControllerClient implements AutoCloseable {
     public CompletableFuture<ControllerQueryResponse> query(ControllerQuery query) {
         CompletableFuture<ControllerQueryResponse> f;
         try {
-            f = queries.async().sendReadOnlyUnordered(RatisMessages.of(query)).thenApply(RatisMessages::queryResponse);
+            if (!enter()) {
+                return CompletableFuture.completedFuture(RatisErrors.queryResponse(closedError()));
+            }
+            f = tracked(() -> queries.async().sendReadOnlyUnordered(RatisMessages.of(query)))
+                    .thenApply(RatisMessages::queryResponse);
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(RatisErrors.queryResponse(e));
         }
         return f.orTimeout(requestTimeoutMs, TimeUnit.MILLISECONDS).exceptionally(RatisErrors::queryResponse);
+    }
+
+    /** Counts a request in; false (and not counted) once close has begun. */
+    private boolean enter() {
+        inFlight.incrementAndGet();
+        if (closing) {
+            leave();
+            return false;
+        }
+        return true;
+    }
+
+    private void leave() {
+        if (inFlight.decrementAndGet() == 0) {
+            synchronized (inFlight) {
+                inFlight.notifyAll();
+            }
+        }
+    }
+
+    /** Sends through Ratis (the caller has entered) and leaves when Ratis is done with the request. */
+    private <T> CompletableFuture<T> tracked(Supplier<CompletableFuture<T>> send) {
+        CompletableFuture<T> f;
+        try {
+            f = send.get();
+        } catch (RuntimeException e) {
+            leave();
+            throw e;
+        }
+        f.whenComplete((r, e) -> leave());
+        return f;
+    }
+
+    private AlreadyClosedException closedError() {
+        return new AlreadyClosedException("the controller client is closing");
     }
 
     /** Registers (or re-registers with a new incarnation); the response carries the broker epoch. */
@@ -204,8 +269,26 @@ public final class ControllerClient implements AutoCloseable {
                 .setTopic(topic).setPartition(partition)).build());
     }
 
+    /** Stops new requests and retries, waits up to {@link #CLOSE_DRAIN_TIMEOUT} for those in Ratis, then closes. */
     @Override
     public void close() {
+        closing = true;
+        long deadlineNs = System.nanoTime() + CLOSE_DRAIN_TIMEOUT.toNanos();
+        synchronized (inFlight) {
+            long leftNs;
+            while (inFlight.get() > 0 && (leftNs = deadlineNs - System.nanoTime()) > 0) {
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(inFlight, leftNs);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+        }
+        if (inFlight.get() > 0) {
+            log.info("Closing the controller client with {} requests still in the quorum client after {} ms",
+                    inFlight.get(), CLOSE_DRAIN_TIMEOUT.toMillis());
+        }
         for (RaftClient c : List.of(commands, queries)) {
             try {
                 c.close();
