@@ -1,7 +1,5 @@
 package io.tideline.client;
 
-import io.tideline.store.record.TimestampType;
-
 /**
  * One record read from a partition. Key and value are the stored bytes (either may be null). The
  * timestamp is the producer's (CREATE_TIME) or the leader's append time (LOG_APPEND_TIME), as the

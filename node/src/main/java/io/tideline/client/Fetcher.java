@@ -220,10 +220,13 @@ final class Fetcher {
                 if (batch.isControlBatch()) {
                     continue;
                 }
+                TimestampType timestampType =
+                        batch.timestampType() == io.tideline.store.record.TimestampType.LOG_APPEND_TIME
+                                ? TimestampType.LOG_APPEND_TIME : TimestampType.CREATE_TIME;
                 for (Record r : batch.records()) {
                     if (r.offset() >= position) {
                         s.buffered.addLast(new ConsumerRecord(tp.topic(), tp.partition(), r.offset(), r.timestamp(),
-                                batch.timestampType(), r.key(), r.value()));
+                                timestampType, r.key(), r.value()));
                     }
                 }
             }

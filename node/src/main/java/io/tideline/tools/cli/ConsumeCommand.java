@@ -8,7 +8,6 @@ import io.tideline.client.OffsetOutOfRangeException;
 import io.tideline.client.TidelineConsumer;
 import io.tideline.common.TopicPartition;
 import io.tideline.common.time.Time;
-import io.tideline.store.record.TimestampType;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -253,8 +252,7 @@ public final class ConsumeCommand implements Callable<Integer> {
             line.append(r.offset()).append('\t');
         }
         if (f.timestamp()) {
-            line.append(r.timestampType() == TimestampType.LOG_APPEND_TIME ? "LogAppendTime:" : "CreateTime:")
-                    .append(r.timestamp()).append(f.separator());
+            line.append(r.timestampType().label()).append(':').append(r.timestamp()).append(f.separator());
         }
         if (f.partition()) {
             line.append("Partition:").append(r.partition()).append(f.separator());
