@@ -52,7 +52,7 @@ final class AdminProtos {
                     List.copyOf(p.getRemovingReplicasList()), List.copyOf(failed)));
         }
         return new TopicDescription(t.getName(), t.getTopicId(), error, message(error, t.getErrorMessage()),
-                Map.copyOf(configs), List.copyOf(partitions));
+                Map.copyOf(configs), List.copyOf(partitions), t.getMinInsyncReplicas());
     }
 
     static ClusterDescription fromProto(MetadataResponse response) {

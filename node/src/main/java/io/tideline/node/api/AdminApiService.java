@@ -4,6 +4,7 @@ import io.grpc.stub.StreamObserver;
 import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
 import io.tideline.node.controller.client.ControllerClient;
+import io.tideline.node.config.TopicConfigs;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.node.metadata.TopicImage;
 import io.tideline.proto.admin.AdminServiceGrpc;
@@ -55,14 +56,17 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
     private static final Logger log = LoggerFactory.getLogger(AdminApiService.class);
     static final int DEFAULT_TIMEOUT_MS = 30_000;
 
+    /** The broker's min.insync.replicas: what a topic without its own override has. */
+    private final int defaultMinInsyncReplicas;
     private final int brokerId;
     private final Supplier<MetadataImage> image;
     private final ReplicaManager replicaManager;
     private final ControllerClient controller;
 
     public AdminApiService(int brokerId, Supplier<MetadataImage> image, ReplicaManager replicaManager,
-                           ControllerClient controller) {
+                           ControllerClient controller, int defaultMinInsyncReplicas) {
         this.brokerId = brokerId;
+        this.defaultMinInsyncReplicas = defaultMinInsyncReplicas;
         this.image = Objects.requireNonNull(image, "image");
         this.replicaManager = Objects.requireNonNull(replicaManager, "replicaManager");
         this.controller = Objects.requireNonNull(controller, "controller");
@@ -135,13 +139,15 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
                         .setErrorMessage("unknown topic '" + name + "'"));
                 continue;
             }
-            b.addTopics(describe(current, t.get()));
+            b.addTopics(describe(current, t.get(), defaultMinInsyncReplicas));
         }
         ClientApiService.respond(observer, b.build());
     }
 
-    private static TopicDescription describe(MetadataImage image, TopicImage t) {
-        TopicDescription.Builder b = TopicDescription.newBuilder().setName(t.name()).setTopicId(t.id());
+    private static TopicDescription describe(MetadataImage image, TopicImage t, int defaultMinInsyncReplicas) {
+        String minIsr = t.configs().get(TopicConfigs.MIN_IN_SYNC_REPLICAS_CONFIG);
+        TopicDescription.Builder b = TopicDescription.newBuilder().setName(t.name()).setTopicId(t.id())
+                .setMinInsyncReplicas(minIsr == null ? defaultMinInsyncReplicas : Integer.parseInt(minIsr.trim()));
         t.configs().forEach((k, v) -> b.addConfigs(ConfigValue.newBuilder().setKey(k).setValue(v)));
         for (PartitionRecord p : t.partitions().values()) {
             PartitionDescription.Builder d = PartitionDescription.newBuilder()

@@ -189,7 +189,8 @@ public final class TidelineNode implements AutoCloseable {
                 .intercept(requestMemory)
                 .addService(new ClientApiService(id, nodeConfig.clusterId(), this::image, replicaManager,
                         () -> quorumLeaderId()))
-                .addService(new AdminApiService(id, this::image, replicaManager, controllerClient))
+                .addService(new AdminApiService(id, this::image, replicaManager, controllerClient,
+                        config.replication().minInsyncReplicas()))
                 .addService(new ReplicaFetchGrpcService(replicaManager))
                 .addService(health.getHealthService())
                 .addService(ProtoReflectionServiceV1.newInstance())

@@ -43,23 +43,23 @@ final class JsonOutput {
     }
 
     record Topic(String name, String topicId, String error, String message, int partitionCount,
-                 int replicationFactor, Map<String, String> configs, List<Partition> partitions) {
+                 int replicationFactor, int minInsyncReplicas, Map<String, String> configs, List<Partition> partitions) {
         static Topic of(TopicDescription t, List<PartitionDescription> shown) {
             return new Topic(t.name(), t.topicId(), t.error().name(), t.message() == null ? "" : t.message(),
-                    t.partitions().size(), TopicsOutput.replicationFactor(t), new TreeMap<>(t.configs()),
-                    shown.stream().map(Partition::of).toList());
+                    t.partitions().size(), TopicsOutput.replicationFactor(t), t.minInsyncReplicas(),
+                    new TreeMap<>(t.configs()), shown.stream().map(p -> Partition.of(t, p)).toList());
         }
     }
 
     /** {@code leader} is -1 when the partition has none (offline). */
     record Partition(int partition, int leader, int leaderEpoch, List<Integer> replicas, List<Integer> isr,
                      List<Integer> offlineReplicas, List<FailedReplica> failedReplicas, boolean underReplicated,
-                     String error) {
-        static Partition of(PartitionDescription p) {
+                     boolean underMinIsr, boolean unavailable, String error) {
+        static Partition of(TopicDescription t, PartitionDescription p) {
             return new Partition(p.partition(), p.leader(), p.leaderEpoch(), p.replicas(), p.isr(),
                     p.offlineReplicas(), p.failedReplicas().stream()
                     .map(f -> new FailedReplica(f.brokerId(), f.reason(), f.sinceMs())).toList(),
-                    p.isUnderReplicated(), p.error().name());
+                    p.isUnderReplicated(), t.isUnderMinIsr(p), p.isUnavailable(), p.error().name());
         }
     }
 

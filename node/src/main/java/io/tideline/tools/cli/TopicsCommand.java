@@ -57,6 +57,38 @@ final class TopicsCommand implements Callable<Integer> {
             description = "With --describe: only partitions whose ISR is smaller than their replica set.")
     boolean underReplicated;
 
+    @Option(names = "--under-min-isr-partitions",
+            description = "With --describe: only partitions whose ISR is smaller than min.insync.replicas "
+                    + "(acks=all produces to them fail with NOT_ENOUGH_REPLICAS).")
+    boolean underMinIsr;
+
+    @Option(names = "--at-min-isr-partitions",
+            description = "With --describe: only partitions whose ISR is exactly min.insync.replicas.")
+    boolean atMinIsr;
+
+    @Option(names = "--unavailable-partitions",
+            description = "With --describe: only partitions without a leader.")
+    boolean unavailable;
+
+    /** The --describe filters, as Kafka's kafka-topics names them; at most one at a time. */
+    private Map<String, Boolean> reports() {
+        Map<String, Boolean> reports = new LinkedHashMap<>();
+        reports.put("--under-replicated-partitions", underReplicated);
+        reports.put("--under-min-isr-partitions", underMinIsr);
+        reports.put("--at-min-isr-partitions", atMinIsr);
+        reports.put("--unavailable-partitions", unavailable);
+        return reports;
+    }
+
+    private boolean filtered() {
+        return underReplicated || underMinIsr || atMinIsr || unavailable;
+    }
+
+    private boolean shows(TopicDescription t, PartitionDescription p) {
+        return (!underReplicated || p.isUnderReplicated()) && (!underMinIsr || t.isUnderMinIsr(p))
+                && (!atMinIsr || t.isAtMinIsr(p)) && (!unavailable || p.isUnavailable());
+    }
+
     private final AdminCommand admin;
 
     TopicsCommand(AdminCommand admin) {
@@ -83,8 +115,12 @@ final class TopicsCommand implements Callable<Integer> {
             refuse(replicationFactor != null, "--replication-factor");
             refuse(!configs.isEmpty(), "--config");
         }
-        if (!action.describe) {
-            refuse(underReplicated, "--under-replicated-partitions");
+        List<String> given = reports().entrySet().stream().filter(Map.Entry::getValue).map(Map.Entry::getKey).toList();
+        if (!action.describe && !given.isEmpty()) {
+            throw CliException.usage(given.get(0) + " only goes with --describe");
+        }
+        if (given.size() > 1) {
+            throw CliException.usage("only one of " + String.join(", ", given) + " at a time");
         }
         if (action.list && topic != null) {
             throw CliException.usage("--topic does not go with --list");
@@ -102,8 +138,7 @@ final class TopicsCommand implements Callable<Integer> {
 
     private static void refuse(boolean given, String option) {
         if (given) {
-            throw CliException.usage(option + " only goes with " + ("--under-replicated-partitions".equals(option)
-                    ? "--describe" : "--create"));
+            throw CliException.usage(option + " only goes with --create");
         }
     }
 
@@ -138,10 +173,10 @@ final class TopicsCommand implements Callable<Integer> {
                 errors.add("topic '" + t.name() + "': " + t.error() + ": " + t.message());
             }
             List<PartitionDescription> shown = t.partitions().stream()
-                    .filter(p -> !underReplicated || p.isUnderReplicated())
+                    .filter(p -> shows(t, p))
                     .sorted(Comparator.comparingInt(PartitionDescription::partition)).toList();
             if (admin.json()) {
-                if (!underReplicated || !shown.isEmpty() || t.error() != Errors.NONE) {
+                if (!filtered() || !shown.isEmpty() || t.error() != Errors.NONE) {
                     json.add(JsonOutput.Topic.of(t, shown));
                 }
                 continue;
@@ -149,7 +184,7 @@ final class TopicsCommand implements Callable<Integer> {
             if (t.error() != Errors.NONE) {
                 continue;
             }
-            if (!underReplicated) {
+            if (!filtered()) {
                 TopicsOutput.printTopic(admin.io.out(), t);
             }
             shown.forEach(p -> TopicsOutput.printPartition(admin.io.out(), t.name(), p));

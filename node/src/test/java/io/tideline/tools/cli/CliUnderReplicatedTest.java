@@ -20,7 +20,7 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code topics --describe --under-replicated-partitions} on three nodes, before and after one stops. */
+/** {@code topics --describe} and its partition filters on three nodes, before and after one stops. */
 class CliUnderReplicatedTest {
     @TempDir
     Path dir;
@@ -32,6 +32,12 @@ class CliUnderReplicatedTest {
             Result created = admin("--bootstrap-server", bootstrap, "topics", "--create", "--topic", "replicated",
                     "--partitions", "2", "--replication-factor", "3", "--config", "min.insync.replicas=2");
             assertEquals(0, created.exitCode(), created.toString());
+            // min.insync.replicas=3 over 3 replicas: one replica lost and acks=all produces fail.
+            assertEquals(0, admin("--bootstrap-server", bootstrap, "topics", "--create", "--topic", "strict",
+                    "--partitions", "1", "--replication-factor", "3", "--config", "min.insync.replicas=3").exitCode());
+            // One replica each, round robin over the three nodes: stopping one leaves one partition without a leader.
+            assertEquals(0, admin("--bootstrap-server", bootstrap, "topics", "--create", "--topic", "solo",
+                    "--partitions", "3", "--replication-factor", "1").exitCode());
             Result describe = admin("--bootstrap-server", bootstrap, "topics", "--describe", "--topic", "replicated");
             assertEquals(3, describe.outLines().size(), describe.toString());
             assertTrue(describe.outLines().get(0).contains("PartitionCount: 2\tReplicationFactor: 3\t"
@@ -51,7 +57,7 @@ class CliUnderReplicatedTest {
 
             // The stopped node leaves every ISR (controlled shutdown, then its session ends).
             Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
-                Result urp = admin("--bootstrap-server", bootstrap, "topics", "--describe",
+                Result urp = admin("--bootstrap-server", bootstrap, "topics", "--describe", "--topic", "replicated",
                         "--under-replicated-partitions");
                 assertEquals(0, urp.exitCode(), urp.toString());
                 List<String> lines = urp.outLines();
@@ -74,6 +80,34 @@ class CliUnderReplicatedTest {
                 assertEquals(3, o.getAsJsonArray("replicas").size(), o.toString());
                 assertFalse(o.getAsJsonArray("isr").asList().stream().anyMatch(id -> id.getAsInt() == 3), o.toString());
             }
+
+            // Kafka's other filters: under min.insync.replicas (or leaderless), exactly at it, without a leader.
+            Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+                Result unavailable = admin("--bootstrap-server", bootstrap, "topics", "--describe",
+                        "--unavailable-partitions");
+                assertEquals(0, unavailable.exitCode(), unavailable.toString());
+                assertEquals(1, unavailable.outLines().size(), unavailable.toString());
+                assertTrue(unavailable.outLines().get(0).startsWith("\tTopic: solo\tPartition: "), unavailable.out());
+            });
+            List<String> underMinIsr = admin("--bootstrap-server", bootstrap, "topics", "--describe",
+                    "--under-min-isr-partitions").outLines();
+            assertEquals(2, underMinIsr.size(), underMinIsr.toString());
+            assertTrue(underMinIsr.stream().anyMatch(l -> l.startsWith("\tTopic: strict\tPartition: 0\t")), underMinIsr.toString());
+            assertTrue(underMinIsr.stream().anyMatch(l -> l.startsWith("\tTopic: solo\t")), underMinIsr.toString());
+            List<String> atMinIsr = admin("--bootstrap-server", bootstrap, "topics", "--describe", "--topic", "replicated",
+                    "--at-min-isr-partitions").outLines();
+            assertEquals(2, atMinIsr.size(), "ISR 2 of min.insync.replicas=2: " + atMinIsr);
+            Result minIsrJson = admin("--bootstrap-server", bootstrap, "--output", "json", "topics", "--describe",
+                    "--topic", "strict", "--under-min-isr-partitions");
+            JsonObject strict = JsonParser.parseString(minIsrJson.out()).getAsJsonObject().getAsJsonArray("topics")
+                    .get(0).getAsJsonObject();
+            assertEquals(3, strict.get("minInsyncReplicas").getAsInt(), minIsrJson.out());
+            assertTrue(strict.getAsJsonArray("partitions").get(0).getAsJsonObject().get("underMinIsr").getAsBoolean());
+            Result two = admin("--bootstrap-server", bootstrap, "topics", "--describe", "--under-min-isr-partitions",
+                    "--unavailable-partitions");
+            assertEquals(2, two.exitCode(), two.toString());
+            assertEquals("admin: only one of --under-min-isr-partitions, --unavailable-partitions at a time",
+                    two.singleErrorLine());
 
             // Two of three replicas are enough for min.insync.replicas=2: the tools keep working.
             Result more = produce("d\n", "--bootstrap-server", bootstrap, "--topic", "replicated", "--partition", "0");
