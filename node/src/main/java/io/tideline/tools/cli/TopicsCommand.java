@@ -48,6 +48,12 @@ final class TopicsCommand implements Callable<Integer> {
             description = "With --create: replicas per partition.")
     Integer replicationFactor;
 
+    @Option(names = "--replica-assignment", paramLabel = "B:B:B,B:B:B,...",
+            description = "With --create, instead of --partitions and --replication-factor: the brokers of each "
+                    + "partition in Kafka's format, partitions separated by commas, brokers by colons, the first "
+                    + "broker the preferred leader (1:2:3,2:3:1 is two partitions of three replicas).")
+    String replicaAssignment;
+
     @Option(names = "--config", paramLabel = "KEY=VALUE",
             description = "With --create: a topic config override (retention.ms, segment.bytes, "
                     + "min.insync.replicas, ...); repeat for more.")
@@ -114,6 +120,7 @@ final class TopicsCommand implements Callable<Integer> {
             refuse(partitions != null, "--partitions");
             refuse(replicationFactor != null, "--replication-factor");
             refuse(!configs.isEmpty(), "--config");
+            refuse(replicaAssignment != null, "--replica-assignment");
         }
         List<String> given = reports().entrySet().stream().filter(Map.Entry::getValue).map(Map.Entry::getKey).toList();
         if (!action.describe && !given.isEmpty()) {
@@ -125,7 +132,12 @@ final class TopicsCommand implements Callable<Integer> {
         if (action.list && topic != null) {
             throw CliException.usage("--topic does not go with --list");
         }
-        if (action.create) {
+        if (action.create && replicaAssignment != null) {
+            if (topic == null || partitions != null || replicationFactor != null) {
+                throw CliException.usage("--create with --replica-assignment needs --topic, and neither --partitions "
+                        + "nor --replication-factor");
+            }
+        } else if (action.create) {
             if (topic == null || partitions == null || replicationFactor == null) {
                 throw CliException.usage("--create needs --topic, --partitions and --replication-factor");
             }
@@ -143,7 +155,10 @@ final class TopicsCommand implements Callable<Integer> {
     }
 
     private int create(TidelineAdmin client) {
-        TopicResult result = client.createTopic(topic, partitions, replicationFactor, configs);
+        Map<Integer, List<Integer>> assignment = replicaAssignment == null ? null : parseAssignment(replicaAssignment);
+        TopicResult result = assignment == null ? client.createTopic(topic, partitions, replicationFactor, configs)
+                : client.createTopic(topic, assignment, configs);
+        int partitionCount = assignment == null ? partitions : assignment.size();
         PrintStream out = admin.io.out();
         if (admin.json()) {
             out.println(JsonOutput.write(JsonOutput.Created.of(result)));
@@ -152,7 +167,7 @@ final class TopicsCommand implements Callable<Integer> {
             throw CliException.failed("cannot create topic '" + topic + "': " + result.error() + ": "
                     + result.message());
         }
-        String waiting = TopicCheck.awaitLeaders(client, topic, partitions, ClientSettings.apiTimeoutMs(admin.settings()),
+        String waiting = TopicCheck.awaitLeaders(client, topic, partitionCount, ClientSettings.apiTimeoutMs(admin.settings()),
                 admin.time);
         if (!admin.json()) {
             out.println("Created topic " + topic + ".");
@@ -161,6 +176,37 @@ final class TopicsCommand implements Callable<Integer> {
             admin.io.err().println("admin: WARN " + waiting);
         }
         return Cli.EXIT_OK;
+    }
+
+    /**
+     * Kafka's --replica-assignment: partition i gets the i-th comma-separated list of colon-separated
+     * broker ids. The format is checked here (a usage error); whether the brokers exist is the cluster's
+     * answer (INVALID_REPLICA_ASSIGNMENT).
+     */
+    static Map<Integer, List<Integer>> parseAssignment(String text) {
+        Map<Integer, List<Integer>> assignment = new LinkedHashMap<>();
+        String[] partitionLists = text.split(",", -1);
+        for (int p = 0; p < partitionLists.length; p++) {
+            List<Integer> brokers = new ArrayList<>();
+            for (String id : partitionLists[p].split(":", -1)) {
+                try {
+                    brokers.add(Integer.parseInt(id.trim()));
+                } catch (NumberFormatException e) {
+                    throw CliException.usage("--replica-assignment: partition " + p + " has '" + partitionLists[p]
+                            + "', expected broker ids separated by ':' (e.g. 1:2:3)");
+                }
+            }
+            if (brokers.stream().distinct().count() != brokers.size()) {
+                throw CliException.usage("--replica-assignment: partition " + p + " names a broker twice: "
+                        + partitionLists[p]);
+            }
+            if (p > 0 && brokers.size() != assignment.get(0).size()) {
+                throw CliException.usage("--replica-assignment: partition " + p + " has " + brokers.size()
+                        + " replicas, partition 0 has " + assignment.get(0).size());
+            }
+            assignment.put(p, List.copyOf(brokers));
+        }
+        return assignment;
     }
 
     private int describe(TidelineAdmin client) {

@@ -160,6 +160,26 @@ class CliOneNodeTest {
         assertEquals(1, badConfig.exitCode(), badConfig.toString());
         assertTrue(badConfig.singleErrorLine().contains("INVALID_CONFIG"), badConfig.err());
 
+        Result unknownBroker = admin("--bootstrap-server", bootstrap, "topics", "--create", "--topic", "placed",
+                "--replica-assignment", "1,7");
+        assertEquals(1, unknownBroker.exitCode(), unknownBroker.toString());
+        assertEquals("admin: cannot create topic 'placed': INVALID_REPLICA_ASSIGNMENT: partition 1 names broker 7, "
+                + "which is not registered", unknownBroker.singleErrorLine());
+        Result placed = admin("--bootstrap-server", bootstrap, "topics", "--create", "--topic", "placed",
+                "--replica-assignment", "1,1,1");
+        assertEquals(0, placed.exitCode(), placed.toString());
+        assertTrue(admin("--bootstrap-server", bootstrap, "topics", "--describe", "--topic", "placed").outLines().get(0)
+                .contains("PartitionCount: 3\tReplicationFactor: 1"));
+        for (List<String> bad : List.of(List.of("--replica-assignment", "1:x"), List.of("--replica-assignment", "1:1"),
+                List.of("--replica-assignment", "1,1:2"), List.of("--replica-assignment", "1", "--partitions", "1"))) {
+            List<String> args = new java.util.ArrayList<>(List.of("--bootstrap-server", bootstrap, "topics", "--create",
+                    "--topic", "badplace"));
+            args.addAll(bad);
+            Result r = admin(args.toArray(String[]::new));
+            assertEquals(2, r.exitCode(), bad + ": " + r);
+            assertTrue(r.singleErrorLine().startsWith("admin: --"), bad + ": " + r);
+        }
+
         // Accepted, this topic would make every acks=all producer wait out its delivery timeout.
         Result minIsr = admin("--bootstrap-server", bootstrap, "topics", "--create", "--topic", "minisr",
                 "--partitions", "1", "--replication-factor", "1", "--config", "min.insync.replicas=2");

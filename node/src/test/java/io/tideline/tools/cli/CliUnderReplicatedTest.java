@@ -38,6 +38,14 @@ class CliUnderReplicatedTest {
             // One replica each, round robin over the three nodes: stopping one leaves one partition without a leader.
             assertEquals(0, admin("--bootstrap-server", bootstrap, "topics", "--create", "--topic", "solo",
                     "--partitions", "3", "--replication-factor", "1").exitCode());
+            // Kafka's --replica-assignment: the first broker of each list leads.
+            assertEquals(0, admin("--bootstrap-server", bootstrap, "topics", "--create", "--topic", "placed",
+                    "--replica-assignment", "3:1,1:2").exitCode());
+            Awaitility.await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertEquals(List.of(
+                    "\tTopic: placed\tPartition: 0\tLeader: 3\tReplicas: 3,1\tIsr: 3,1",
+                    "\tTopic: placed\tPartition: 1\tLeader: 1\tReplicas: 1,2\tIsr: 1,2"),
+                    admin("--bootstrap-server", bootstrap, "topics", "--describe", "--topic", "placed")
+                            .outLines().subList(1, 3)));
             Result describe = admin("--bootstrap-server", bootstrap, "topics", "--describe", "--topic", "replicated");
             assertEquals(3, describe.outLines().size(), describe.toString());
             assertTrue(describe.outLines().get(0).contains("PartitionCount: 2\tReplicationFactor: 3\t"
