@@ -31,10 +31,10 @@ final class JsonOutput {
     record TopicList(List<String> topics) {
     }
 
-    /** {@code topics --create}. */
-    record Created(String name, String error, String message) {
-        static Created of(TopicResult r) {
-            return new Created(r.name(), r.error().name(), r.message() == null ? "" : r.message());
+    /** {@code topics --create} and {@code topics --delete}: the topic and the cluster's answer. */
+    record TopicOutcome(String name, String error, String message) {
+        static TopicOutcome of(TopicResult r) {
+            return new TopicOutcome(r.name(), r.error().name(), r.message() == null ? "" : r.message());
         }
     }
 

@@ -33,6 +33,9 @@ final class TopicsCommand implements Callable<Integer> {
         boolean describe;
         @Option(names = "--list", required = true, description = "List the topic names.")
         boolean list;
+        @Option(names = "--delete", required = true,
+                description = "Delete the --topic: its partitions and, on every broker, their logs.")
+        boolean delete;
     }
 
     @ArgGroup(exclusive = true, multiplicity = "1")
@@ -111,6 +114,9 @@ final class TopicsCommand implements Callable<Integer> {
             if (action.describe) {
                 return describe(client);
             }
+            if (action.delete) {
+                return delete(client);
+            }
             return list(client);
         }
     }
@@ -131,6 +137,9 @@ final class TopicsCommand implements Callable<Integer> {
         }
         if (action.list && topic != null) {
             throw CliException.usage("--topic does not go with --list");
+        }
+        if (action.delete && topic == null) {
+            throw CliException.usage("--delete needs --topic");
         }
         if (action.create && replicaAssignment != null) {
             if (topic == null || partitions != null || replicationFactor != null) {
@@ -161,7 +170,7 @@ final class TopicsCommand implements Callable<Integer> {
         int partitionCount = assignment == null ? partitions : assignment.size();
         PrintStream out = admin.io.out();
         if (admin.json()) {
-            out.println(JsonOutput.write(JsonOutput.Created.of(result)));
+            out.println(JsonOutput.write(JsonOutput.TopicOutcome.of(result)));
         }
         if (!result.isSuccess()) {
             throw CliException.failed("cannot create topic '" + topic + "': " + result.error() + ": "
@@ -240,6 +249,18 @@ final class TopicsCommand implements Callable<Integer> {
         }
         if (!errors.isEmpty()) {
             throw CliException.failed(String.join("; ", errors));
+        }
+        return Cli.EXIT_OK;
+    }
+
+    /** Like Kafka's tool, prints nothing in text when the topic is gone (the JSON says so). */
+    private int delete(TidelineAdmin client) {
+        TopicResult result = client.deleteTopics(List.of(topic)).get(topic);
+        if (admin.json()) {
+            admin.io.out().println(JsonOutput.write(JsonOutput.TopicOutcome.of(result)));
+        }
+        if (!result.isSuccess()) {
+            throw CliException.failed("cannot delete topic '" + topic + "': " + result.error() + ": " + result.message());
         }
         return Cli.EXIT_OK;
     }

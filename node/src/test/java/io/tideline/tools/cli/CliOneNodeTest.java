@@ -1,5 +1,8 @@
 package io.tideline.tools.cli;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import java.time.Duration;
+import org.awaitility.Awaitility;
 import static io.tideline.tools.cli.CliRun.admin;
 import static io.tideline.tools.cli.CliRun.consume;
 import static io.tideline.tools.cli.CliRun.produce;
@@ -186,6 +189,37 @@ class CliOneNodeTest {
         assertEquals(1, minIsr.exitCode(), minIsr.toString());
         assertEquals("admin: cannot create topic 'minisr': INVALID_CONFIG: min.insync.replicas 2 is larger than the "
                 + "replication factor 1: acks=all produces could never be acknowledged", minIsr.singleErrorLine());
+    }
+
+    @Test
+    void deleteRemovesTheTopicAndItsLogsAndAnUnknownTopicIsOneLine() throws Exception {
+        createTopic("doomed", 2);
+        Result produced = produce("a\nb\n", "--bootstrap-server", bootstrap, "--topic", "doomed", "--partition", "0");
+        assertEquals(0, produced.exitCode(), produced.toString());
+        Path logs = dir.resolve("cluster").resolve("node-1").resolve("logs");
+        assertTrue(Files.isDirectory(logs.resolve("doomed-0")), "the log exists before");
+
+        Result deleted = admin("--bootstrap-server", bootstrap, "topics", "--delete", "--topic", "doomed");
+        assertEquals(0, deleted.exitCode(), deleted.toString());
+        assertEquals("", deleted.out() + deleted.err(), "Kafka's tool prints nothing either");
+        // The controller has committed the removal; the broker's image follows within a metadata round.
+        Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            assertFalse(admin("--bootstrap-server", bootstrap, "topics", "--list").outLines().contains("doomed"));
+            try (var entries = Files.list(logs)) {
+                assertTrue(entries.noneMatch(e -> e.getFileName().toString().startsWith("doomed-")),
+                        "the broker deleted the topic's logs");
+            }
+        });
+
+        Result again = admin("--bootstrap-server", bootstrap, "--output", "json", "topics", "--delete", "--topic", "doomed");
+        assertEquals(1, again.exitCode(), again.toString());
+        JsonObject o = JsonParser.parseString(again.out()).getAsJsonObject();
+        assertEquals("doomed", o.get("name").getAsString());
+        assertEquals("UNKNOWN_TOPIC_OR_PARTITION", o.get("error").getAsString());
+        assertTrue(again.singleErrorLine().startsWith("admin: cannot delete topic 'doomed': UNKNOWN_TOPIC_OR_PARTITION"),
+                again.err());
+        Result noTopic = admin("--bootstrap-server", bootstrap, "topics", "--delete");
+        assertEquals(2, noTopic.exitCode(), noTopic.toString());
     }
 
     @Test
