@@ -8,6 +8,9 @@ import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
 import io.tideline.common.time.Time;
 import io.tideline.proto.admin.AdminServiceGrpc.AdminServiceStub;
+import io.tideline.proto.admin.CreatePartitionsRequest;
+import io.tideline.proto.admin.CreatePartitionsResponse;
+import io.tideline.proto.admin.CreatePartitionsTopic;
 import io.tideline.proto.admin.CreateTopicsRequest;
 import io.tideline.proto.admin.CreateTopicsResponse;
 import io.tideline.proto.admin.DeleteRecordsPartition;
@@ -99,6 +102,19 @@ public final class TidelineAdmin implements AutoCloseable {
         topics.forEach(t -> request.addTopics(AdminProtos.toProto(t)));
         CreateTopicsResponse response = callAnyBroker("CreateTopics", AdminServiceStub::createTopics, request.build());
         return topicResults(topics.stream().map(NewTopic::name).toList(), response.getResultsList());
+    }
+
+    /**
+     * Raises each topic's partition count to the given total (Kafka's createPartitions); one result per
+     * topic, in request order. The new partitions get the topic's replication factor.
+     */
+    public Map<String, TopicResult> createPartitions(Map<String, Integer> totalCounts) {
+        CreatePartitionsRequest.Builder request = CreatePartitionsRequest.newBuilder();
+        totalCounts.forEach((name, count) -> request.addTopics(CreatePartitionsTopic.newBuilder().setName(name)
+                .setTotalCount(count)));
+        CreatePartitionsResponse response = callAnyBroker("CreatePartitions", AdminServiceStub::createPartitions,
+                request.build());
+        return topicResults(List.copyOf(totalCounts.keySet()), response.getResultsList());
     }
 
     /** One result per name, in request order. */

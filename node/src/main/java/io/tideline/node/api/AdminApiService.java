@@ -10,6 +10,9 @@ import io.tideline.node.metadata.TopicImage;
 import io.tideline.proto.admin.AdminServiceGrpc;
 import io.tideline.proto.admin.Assignment;
 import io.tideline.proto.admin.ConfigValue;
+import io.tideline.proto.admin.CreatePartitionsRequest;
+import io.tideline.proto.admin.CreatePartitionsResponse;
+import io.tideline.proto.admin.CreatePartitionsTopic;
 import io.tideline.proto.admin.CreateTopicsRequest;
 import io.tideline.proto.admin.CreateTopicsResponse;
 import io.tideline.proto.admin.DeleteRecordsPartition;
@@ -30,6 +33,7 @@ import io.tideline.proto.admin.TopicResult;
 import io.tideline.proto.metadata.ConfigEntry;
 import io.tideline.proto.metadata.ControllerResponse;
 import io.tideline.proto.metadata.CreatableTopic;
+import io.tideline.proto.metadata.CreatePartitionsItem;
 import io.tideline.proto.metadata.FailedReplicaRecord;
 import io.tideline.proto.metadata.ItemResult;
 import io.tideline.proto.metadata.PartitionRecord;
@@ -98,6 +102,15 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
         controller.deleteTopics(request.getNamesList()).whenComplete((r, e) ->
                 ClientApiService.respond(observer, DeleteTopicsResponse.newBuilder()
                         .addAllResults(topicResults(request.getNamesList(), r, e)).build()));
+    }
+
+    @Override
+    public void createPartitions(CreatePartitionsRequest request, StreamObserver<CreatePartitionsResponse> observer) {
+        List<CreatePartitionsItem> items = request.getTopicsList().stream().map(t -> CreatePartitionsItem.newBuilder()
+                .setName(t.getName()).setTotalCount(t.getTotalCount()).build()).toList();
+        controller.createPartitions(items).whenComplete((r, e) -> ClientApiService.respond(observer,
+                CreatePartitionsResponse.newBuilder().addAllResults(topicResults(
+                        request.getTopicsList().stream().map(CreatePartitionsTopic::getName).toList(), r, e)).build()));
     }
 
     /** Per-topic results of a controller command; a whole-command failure applies to every topic. */

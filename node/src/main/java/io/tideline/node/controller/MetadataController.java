@@ -34,6 +34,7 @@ public final class MetadataController {
             case CONTROLLED_SHUTDOWN -> brokers.controlledShutdown(image, command.getControlledShutdown(), ts);
             case CREATE_TOPICS -> topics.create(image, command.getCreateTopics(), offset);
             case DELETE_TOPICS -> topics.delete(image, command.getDeleteTopics());
+            case CREATE_PARTITIONS -> topics.createPartitions(image, command.getCreatePartitions(), offset);
             case ALTER_CONFIGS -> topics.alterConfigs(image, command.getAlterConfigs());
             case ALTER_PARTITION -> partitions.alterPartition(image, command.getAlterPartition(), ts);
             case ALTER_REASSIGNMENTS -> partitions.alterReassignments(image, command.getAlterReassignments(), ts);

@@ -10,6 +10,8 @@ import io.tideline.proto.metadata.ConfigEntry;
 import io.tideline.proto.metadata.ConfigRecord;
 import io.tideline.proto.metadata.ControllerResponse;
 import io.tideline.proto.metadata.CreatableTopic;
+import io.tideline.proto.metadata.CreatePartitions;
+import io.tideline.proto.metadata.CreatePartitionsItem;
 import io.tideline.proto.metadata.CreateTopics;
 import io.tideline.proto.metadata.DeleteTopics;
 import io.tideline.proto.metadata.ItemResult;
@@ -104,18 +106,7 @@ final class TopicHandlers {
             records.add(configRecord(topicId, configs));
         }
         for (int p = 0; p < assignment.size(); p++) {
-            List<Integer> replicas = assignment.get(p);
-            List<Integer> isr = new ArrayList<>();
-            for (int r : replicas) {
-                if (image.isBrokerUnfenced(r)) {
-                    isr.add(r);
-                }
-            }
-            int leader = LeaderElection.cleanLeader(image, replicas, isr, Set.of());
-            records.add(MetadataRecord.newBuilder().setPartition(PartitionRecord.newBuilder()
-                    .setTopicId(topicId).setPartition(p).addAllReplicas(replicas)
-                    .addAllIsr(isr.isEmpty() ? replicas : isr).setLeader(leader)
-                    .setLeaderEpoch(0).setPartitionEpoch(0)).build());
+            records.add(partitionRecord(image, topicId, p, assignment.get(p)));
         }
         return Errors.NONE;
     }
@@ -185,6 +176,65 @@ final class TopicHandlers {
             response.addResults(item);
         }
         return ControllerResult.of(response.build(), records);
+    }
+
+    /**
+     * Raises partition counts, as Kafka's CreatePartitions: the new partitions get the replica count of
+     * the topic's partition 0, placed as at create over the unfenced brokers, leader their first ISR
+     * replica. A count that is not higher than today's is INVALID_PARTITIONS (partitions are never
+     * removed: keys would map elsewhere and records would be lost).
+     */
+    ControllerResult createPartitions(MetadataImage image, CreatePartitions cmd, long offset) {
+        ControllerResponse.Builder response = ControllerResponse.newBuilder();
+        List<MetadataRecord> records = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        for (CreatePartitionsItem item : cmd.getTopicsList()) {
+            ItemResult.Builder result = ItemResult.newBuilder().setName(item.getName());
+            TopicImage t = image.topics().get(item.getName());
+            Errors error = Errors.NONE;
+            if (t == null || !seen.add(item.getName())) {
+                error = Errors.UNKNOWN_TOPIC_OR_PARTITION;
+                result.setErrorMessage(t == null ? "no topic '" + item.getName() + "'" : "topic listed twice");
+            } else if (item.getTotalCount() <= t.partitions().size()) {
+                error = Errors.INVALID_PARTITIONS;
+                result.setErrorMessage("topic '" + item.getName() + "' has " + t.partitions().size()
+                        + " partitions, which is not fewer than the requested " + item.getTotalCount());
+            } else {
+                int replicationFactor = t.partitions().get(0).getReplicasCount();
+                List<Integer> brokers = ReplicaPlacer.placementOrder(image);
+                if (replicationFactor > brokers.size()) {
+                    error = Errors.INVALID_REPLICATION_FACTOR;
+                    result.setErrorMessage("replication factor " + replicationFactor + " is larger than the "
+                            + brokers.size() + " available brokers");
+                } else {
+                    int first = t.partitions().size();
+                    List<List<Integer>> placed = ReplicaPlacer.place(brokers, item.getTotalCount() - first,
+                            replicationFactor, offset + first);
+                    for (int i = 0; i < placed.size(); i++) {
+                        records.add(partitionRecord(image, t.id(), first + i, placed.get(i)));
+                    }
+                    result.setTopicId(t.id());
+                }
+            }
+            response.addResults(result.setErrorCode(error.code()));
+        }
+        return ControllerResult.of(response.build(), records);
+    }
+
+    /** A new partition: ISR the unfenced replicas (all of them when none is), epochs 0. */
+    private static MetadataRecord partitionRecord(MetadataImage image, String topicId, int partition,
+                                                  List<Integer> replicas) {
+        List<Integer> isr = new ArrayList<>();
+        for (int r : replicas) {
+            if (image.isBrokerUnfenced(r)) {
+                isr.add(r);
+            }
+        }
+        int leader = LeaderElection.cleanLeader(image, replicas, isr, Set.of());
+        return MetadataRecord.newBuilder().setPartition(PartitionRecord.newBuilder()
+                .setTopicId(topicId).setPartition(partition).addAllReplicas(replicas)
+                .addAllIsr(isr.isEmpty() ? replicas : isr).setLeader(leader)
+                .setLeaderEpoch(0).setPartitionEpoch(0)).build();
     }
 
     ControllerResult alterConfigs(MetadataImage image, AlterConfigs cmd) {

@@ -33,6 +33,9 @@ final class TopicsCommand implements Callable<Integer> {
         boolean describe;
         @Option(names = "--list", required = true, description = "List the topic names.")
         boolean list;
+        @Option(names = "--alter", required = true,
+                description = "Raise the --topic's partition count to --partitions (never lowers it).")
+        boolean alter;
         @Option(names = "--delete", required = true,
                 description = "Delete the --topic: its partitions and, on every broker, their logs.")
         boolean delete;
@@ -44,7 +47,8 @@ final class TopicsCommand implements Callable<Integer> {
     @Option(names = "--topic", paramLabel = "TOPIC", description = "The topic to create or describe.")
     String topic;
 
-    @Option(names = "--partitions", paramLabel = "N", description = "With --create: the partition count.")
+    @Option(names = "--partitions", paramLabel = "N",
+            description = "With --create: the partition count; with --alter: the new, higher count.")
     Integer partitions;
 
     @Option(names = "--replication-factor", paramLabel = "N",
@@ -117,13 +121,18 @@ final class TopicsCommand implements Callable<Integer> {
             if (action.delete) {
                 return delete(client);
             }
+            if (action.alter) {
+                return alter(client);
+            }
             return list(client);
         }
     }
 
     private void checkOptions() {
-        if (!action.create) {
+        if (!action.create && !action.alter) {
             refuse(partitions != null, "--partitions");
+        }
+        if (!action.create) {
             refuse(replicationFactor != null, "--replication-factor");
             refuse(!configs.isEmpty(), "--config");
             refuse(replicaAssignment != null, "--replica-assignment");
@@ -137,6 +146,9 @@ final class TopicsCommand implements Callable<Integer> {
         }
         if (action.list && topic != null) {
             throw CliException.usage("--topic does not go with --list");
+        }
+        if (action.alter && (topic == null || partitions == null)) {
+            throw CliException.usage("--alter needs --topic and --partitions");
         }
         if (action.delete && topic == null) {
             throw CliException.usage("--delete needs --topic");
@@ -159,7 +171,8 @@ final class TopicsCommand implements Callable<Integer> {
 
     private static void refuse(boolean given, String option) {
         if (given) {
-            throw CliException.usage(option + " only goes with --create");
+            throw CliException.usage(option + " only goes with --create" + ("--partitions".equals(option)
+                    ? " or --alter" : ""));
         }
     }
 
@@ -249,6 +262,24 @@ final class TopicsCommand implements Callable<Integer> {
         }
         if (!errors.isEmpty()) {
             throw CliException.failed(String.join("; ", errors));
+        }
+        return Cli.EXIT_OK;
+    }
+
+    /** More partitions; like Kafka's tool, silent on success. It returns once the new ones have leaders. */
+    private int alter(TidelineAdmin client) {
+        TopicResult result = client.createPartitions(Map.of(topic, partitions)).get(topic);
+        if (admin.json()) {
+            admin.io.out().println(JsonOutput.write(JsonOutput.TopicOutcome.of(result)));
+        }
+        if (!result.isSuccess()) {
+            throw CliException.failed("cannot add partitions to topic '" + topic + "': " + result.error() + ": "
+                    + result.message());
+        }
+        String waiting = TopicCheck.awaitLeaders(client, topic, partitions, ClientSettings.apiTimeoutMs(admin.settings()),
+                admin.time);
+        if (waiting != null) {
+            admin.io.err().println("admin: WARN " + waiting);
         }
         return Cli.EXIT_OK;
     }

@@ -46,6 +46,28 @@ class CliUnderReplicatedTest {
                     "\tTopic: placed\tPartition: 1\tLeader: 1\tReplicas: 1,2\tIsr: 1,2"),
                     admin("--bootstrap-server", bootstrap, "topics", "--describe", "--topic", "placed")
                             .outLines().subList(1, 3)));
+            // --alter --partitions: the new partitions get the topic's replication factor and serve at once.
+            assertEquals(0, admin("--bootstrap-server", bootstrap, "topics", "--create", "--topic", "grown",
+                    "--partitions", "1", "--replication-factor", "3").exitCode());
+            Result grown = admin("--bootstrap-server", bootstrap, "topics", "--alter", "--topic", "grown",
+                    "--partitions", "3");
+            assertEquals(0, grown.exitCode(), grown.toString());
+            assertEquals("", grown.out() + grown.err());
+            List<String> grownLines = admin("--bootstrap-server", bootstrap, "topics", "--describe", "--topic", "grown")
+                    .outLines();
+            assertTrue(grownLines.get(0).contains("PartitionCount: 3\tReplicationFactor: 3"), grownLines.toString());
+            assertTrue(grownLines.get(3).matches("\tTopic: grown\tPartition: 2\tLeader: [123]\tReplicas: "
+                    + "[123],[123],[123]\tIsr: .*"), grownLines.toString());
+            assertEquals(0, produce("new\n", "--bootstrap-server", bootstrap, "--topic", "grown", "--partition", "2",
+                    "--acks", "all").exitCode());
+            assertEquals(List.of("new"), consume("--bootstrap-server", bootstrap, "--topic", "grown", "--partition", "2",
+                    "--from-beginning", "--max-messages", "1").outLines());
+            Result shrink = admin("--bootstrap-server", bootstrap, "topics", "--alter", "--topic", "grown",
+                    "--partitions", "2");
+            assertEquals(1, shrink.exitCode(), shrink.toString());
+            assertEquals("admin: cannot add partitions to topic 'grown': INVALID_PARTITIONS: topic 'grown' has 3 "
+                    + "partitions, which is not fewer than the requested 2", shrink.singleErrorLine());
+
             Result describe = admin("--bootstrap-server", bootstrap, "topics", "--describe", "--topic", "replicated");
             assertEquals(3, describe.outLines().size(), describe.toString());
             assertTrue(describe.outLines().get(0).contains("PartitionCount: 2\tReplicationFactor: 3\t"

@@ -14,6 +14,8 @@ import io.tideline.proto.metadata.ControllerQuery;
 import io.tideline.proto.metadata.ControllerQueryResponse;
 import io.tideline.proto.metadata.ControllerResponse;
 import io.tideline.proto.metadata.CreatableTopic;
+import io.tideline.proto.metadata.CreatePartitions;
+import io.tideline.proto.metadata.CreatePartitionsItem;
 import io.tideline.proto.metadata.CreateTopics;
 import io.tideline.proto.metadata.DeleteTopics;
 import io.tideline.proto.metadata.ElectLeaders;
@@ -236,6 +238,12 @@ public final class ControllerClient implements AutoCloseable {
     public CompletableFuture<ControllerResponse> createTopics(List<CreatableTopic> topics, boolean validateOnly) {
         return submit(ControllerCommand.newBuilder().setCreateTopics(CreateTopics.newBuilder()
                 .addAllTopics(topics).setValidateOnly(validateOnly)).build());
+    }
+
+    /** Raises the partition count of each topic to its {@code total_count}. */
+    public CompletableFuture<ControllerResponse> createPartitions(List<CreatePartitionsItem> topics) {
+        return submit(ControllerCommand.newBuilder().setCreatePartitions(CreatePartitions.newBuilder()
+                .addAllTopics(topics)).build());
     }
 
     public CompletableFuture<ControllerResponse> deleteTopics(List<String> names) {
