@@ -1,10 +1,23 @@
 #!/usr/bin/env bash
 # cluster.sh: a local Tideline cluster of N node processes (each broker + controller) on 127.0.0.1.
 #
-#   scripts/cluster.sh start [N]   start N nodes (default 3), building the jars if needed; waits until each serves
-#   scripts/cluster.sh status      each node (pid, ports, serving?), the controller, under-replicated partitions
-#   scripts/cluster.sh stop        SIGTERM to the nodes this script started, SIGKILL after a bound; no process left
-#   scripts/cluster.sh help        this usage (exit 0; an unknown command prints it and exits 2)
+#   scripts/cluster.sh start [N]      start N nodes (default 3), building the jars if needed; waits until each serves
+#   scripts/cluster.sh status         each node (state, pid, client, quorum and metrics addresses), the controller,
+#                                     under-replicated partitions
+#   scripts/cluster.sh stop [NODE]    SIGTERM to the nodes this script started (or to node NODE only), SIGKILL
+#                                     after a bound; no process left
+#   scripts/cluster.sh kill NODE      SIGKILL node NODE (a crash: its next start recovers its logs)
+#   scripts/cluster.sh restart NODE   stop node NODE the orderly way (if it runs), start it again with its config
+#                                     and data, and wait until it serves
+#   scripts/cluster.sh pause NODE     SIGSTOP node NODE (it holds its connections but answers nothing: a partition
+#                                     that no firewall is needed for); status shows it as paused
+#   scripts/cluster.sh resume NODE    SIGCONT a paused node
+#   scripts/cluster.sh logs NODE [-f] print node NODE's log (follow it with -f)
+#   scripts/cluster.sh help           this usage (exit 0; an unknown command prints it and exits 2)
+#
+# NODE is a node id of the cluster (1..N). Exit codes: 0 done, 1 the node is not running where it must be (kill,
+# pause, resume), has no log yet (logs) or did not serve in time (start, restart), 2 bad arguments. Only the processes named by this script's pid
+# files, and still running the node it started, are ever signalled.
 #
 # Node i (1-based) serves clients on 127.0.0.1:(9091+i), so the bootstrap address is 127.0.0.1:9092; its
 # metadata quorum (Ratis) port is 9191+i, its metrics endpoint http://127.0.0.1:(9291+i)/metrics. Everything lives under data/cluster of the repository:
@@ -34,12 +47,14 @@ STOP_TIMEOUT_S="${TIDELINE_STOP_TIMEOUT_S:-60}"
 CONTROLLED_SHUTDOWN_TIMEOUT_MS=10000
 
 # The usage line: on stdout with exit 0 when asked for (help), on stderr with exit 2 after a bad command line.
+USAGE="usage: cluster.sh start [N] | stop [NODE] | status | kill NODE | restart NODE | pause NODE | resume NODE \
+| logs NODE [-f] | help"
 usage() {
     local code="${1:-2}"
     if ((code == 0)); then
-        echo "usage: cluster.sh start [N] | stop | status | help"
+        echo "$USAGE"
     else
-        echo "usage: cluster.sh start [N] | stop | status | help" >&2
+        echo "$USAGE" >&2
     fi
     exit "$code"
 }
@@ -74,6 +89,57 @@ live_pid() {
     local cmdline
     cmdline="$(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null || ps -o args= -p "$pid" 2>/dev/null || true)"
     [[ "$cmdline" == *"--config $DIR/node-$1.properties"* ]] || return 1
+    echo "$pid"
+}
+
+# The process state letter of /proc/PID/stat (R, S, D, T stopped, Z zombie, ...); nothing if there is no such
+# process. The command name in parentheses may hold spaces and parentheses itself, so cut after the last ')'.
+proc_state() {
+    local stat
+    stat="$(cat "/proc/$1/stat" 2>/dev/null)" || return 0
+    stat="${stat##*) }"
+    echo "${stat%% *}"
+}
+
+# Whether the process has not exited yet. A node that exited but that its parent (init: the shell that started
+# it is gone) has not reaped yet is a zombie: it answers kill -0 but is dead.
+is_alive() {
+    kill -0 "$1" 2>/dev/null || return 1
+    [[ "$(proc_state "$1")" != Z ]]
+}
+
+# After the given processes exited: waits a little for init to reap them (here it took about 1.6 s), so that
+# their pids are gone when we say so; an init that never reaps costs this bound, not the stop timeout.
+await_reaped() {
+    local pid deadline=$((SECONDS + 5))
+    for pid in "$@"; do
+        while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do
+            sleep 0.1
+        done
+    done
+}
+
+# NODE as given on the command line: a node id of the cluster in $DIR, or one line and exit 2.
+check_node() {
+    local node="$1" ids
+    ids="$(node_ids | tr '\n' ' ')"
+    if [[ -z "$ids" ]]; then
+        echo "cluster.sh: no cluster in $DIR, so no node '$node' (start one with: cluster.sh start [N])" >&2
+        exit 2
+    fi
+    if ! [[ "$node" =~ ^[1-9][0-9]*$ && -f "$DIR/node-$node.properties" ]]; then
+        echo "cluster.sh: NODE must be a node of the cluster in $DIR (${ids% }), got '$node'" >&2
+        exit 2
+    fi
+}
+
+# The pid of node i (see live_pid), or one line and exit 1: for the commands that act on a running node.
+running_pid() {
+    local pid
+    if ! pid="$(live_pid "$1")"; then
+        echo "cluster.sh: node $1 is not running" >&2
+        exit 1
+    fi
     echo "$pid"
 }
 
@@ -124,7 +190,7 @@ is_serving() {
 }
 
 cmd_start() {
-    local n="${1:-3}" existing i pid started=() waiting
+    local n="${1:-3}" existing i pid started=()
     [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "cluster.sh: N must be a positive integer, got '$n'" >&2; exit 2; }
     mkdir -p "$DIR"
     existing="$(node_ids | wc -l)"
@@ -146,36 +212,52 @@ cmd_start() {
         echo "cluster already running ($n nodes, bootstrap 127.0.0.1:$(client_port 1))"
         return 0
     fi
-    # The nodes wait for each other (registration needs a quorum leader), so wait for all together.
-    local deadline=$((SECONDS + START_TIMEOUT_S))
+    if ! wait_serving "${started[@]}"; then
+        cmd_stop >&2
+        exit 1
+    fi
+    echo "cluster of $n nodes serving; bootstrap server 127.0.0.1:$(client_port 1)"
+}
+
+# Waits until each of the given (just started) nodes serves, at most START_TIMEOUT_S; on a node that exits or
+# a timeout it says why on stderr and returns 1 (the caller decides what to stop). The nodes wait for each other
+# (registration needs a quorum leader), so they are waited for together.
+wait_serving() {
+    local i waiting deadline=$((SECONDS + START_TIMEOUT_S))
     while :; do
         waiting=()
-        for i in "${started[@]}"; do
+        for i in "$@"; do
             is_serving "$i" && continue
             if ! live_pid "$i" > /dev/null; then
                 echo "cluster.sh: node $i exited during start-up; the end of $DIR/node-$i.log:" >&2
                 tail -n 20 "$DIR/node-$i.log" >&2
-                cmd_stop >&2
-                exit 1
+                return 1
             fi
             waiting+=("$i")
         done
-        ((${#waiting[@]} == 0)) && break
+        ((${#waiting[@]} == 0)) && return 0
         if ((SECONDS >= deadline)); then
             echo "cluster.sh: nodes ${waiting[*]} not serving after ${START_TIMEOUT_S}s; see $DIR/node-*.log" >&2
-            cmd_stop >&2
-            exit 1
+            return 1
         fi
         sleep 0.5
     done
-    echo "cluster of $n nodes serving; bootstrap server 127.0.0.1:$(client_port 1)"
 }
 
 cmd_stop() {
+    # shellcheck disable=SC2046 # one id per word
+    stop_nodes $(node_ids)
+}
+
+# SIGTERM to each given node that runs, then waits for them (SIGKILL after STOP_TIMEOUT_S) and removes their
+# pid files; says "cluster not running" when none of them ran.
+stop_nodes() {
     local i pid pids=() ids=()
-    for i in $(node_ids); do
+    for i in "$@"; do
         if pid="$(live_pid "$i")"; then
             kill -TERM "$pid" 2>/dev/null || true
+            # A paused node would hold the SIGTERM until resumed (and be killed at the bound): let it go on.
+            kill -CONT "$pid" 2>/dev/null || true
             pids+=("$pid")
             ids+=("$i")
             echo "node $i: stopping (pid $pid)"
@@ -188,23 +270,113 @@ cmd_stop() {
     while :; do
         alive=0
         for pid in "${pids[@]}"; do
-            kill -0 "$pid" 2>/dev/null && alive=1
+            is_alive "$pid" && alive=1
         done
         ((alive == 0 || SECONDS >= deadline)) && break
         sleep 0.2
     done
+    local idx
     for idx in "${!pids[@]}"; do
-        if kill -0 "${pids[$idx]}" 2>/dev/null; then
+        if is_alive "${pids[$idx]}"; then
             echo "node ${ids[$idx]}: still running after ${STOP_TIMEOUT_S}s, killing (pid ${pids[$idx]})"
             kill -KILL "${pids[$idx]}" 2>/dev/null || true
         else
             echo "node ${ids[$idx]}: stopped"
         fi
     done
-    for i in $(node_ids); do
+    ((${#pids[@]} == 0)) || await_reaped "${pids[@]}"
+    for i in "$@"; do
         live_pid "$i" > /dev/null || rm -f "$DIR/node-$i.pid"
     done
     ((${#pids[@]} > 0)) || echo "cluster not running"
+}
+
+cmd_stop_node() {
+    local i="$1"
+    check_node "$i"
+    if ! live_pid "$i" > /dev/null; then
+        # Stopping what is stopped is done (as for the whole cluster); a stale pid file goes.
+        rm -f "$DIR/node-$i.pid"
+        echo "node $i: not running"
+        return 0
+    fi
+    stop_nodes "$i"
+}
+
+cmd_kill() {
+    local i="$1" pid deadline
+    check_node "$i"
+    pid="$(running_pid "$i")" || exit 1
+    kill -KILL "$pid" 2>/dev/null || true
+    # SIGKILL is delivered at once, also to a paused process; the wait is for the exit to show in /proc.
+    deadline=$((SECONDS + STOP_TIMEOUT_S))
+    while is_alive "$pid" && ((SECONDS < deadline)); do
+        sleep 0.1
+    done
+    await_reaped "$pid"
+    rm -f "$DIR/node-$i.pid"
+    echo "node $i: killed (pid $pid); its next start recovers its logs"
+}
+
+cmd_restart() {
+    local i="$1"
+    check_node "$i"
+    "$ROOT/scripts/tideline" build
+    if live_pid "$i" > /dev/null; then
+        stop_nodes "$i"
+    else
+        rm -f "$DIR/node-$i.pid"
+        echo "node $i: not running"
+    fi
+    start_node "$i"
+    if ! wait_serving "$i"; then
+        # Only this node: the others run on as they were.
+        stop_nodes "$i" >&2
+        exit 1
+    fi
+    echo "node $i: serving"
+}
+
+cmd_pause() {
+    local i="$1" pid deadline
+    check_node "$i"
+    pid="$(running_pid "$i")" || exit 1
+    if [[ "$(proc_state "$pid")" == T ]]; then
+        echo "node $i: already paused (pid $pid)"
+        return 0
+    fi
+    kill -STOP "$pid"
+    # The stop is asynchronous; wait for it so that a status right after shows it.
+    deadline=$((SECONDS + 10))
+    while [[ "$(proc_state "$pid")" != T ]] && ((SECONDS < deadline)); do
+        sleep 0.05
+    done
+    echo "node $i: paused (pid $pid); 'cluster.sh resume $i' lets it go on"
+}
+
+cmd_resume() {
+    local i="$1" pid
+    check_node "$i"
+    pid="$(running_pid "$i")" || exit 1
+    if [[ "$(proc_state "$pid")" != T ]]; then
+        echo "node $i: not paused (pid $pid)"
+        return 0
+    fi
+    kill -CONT "$pid"
+    echo "node $i: resumed (pid $pid)"
+}
+
+cmd_logs() {
+    local i="$1" follow="$2" log="$DIR/node-$1.log"
+    check_node "$i"
+    if [[ ! -f "$log" ]]; then
+        echo "cluster.sh: node $i has no log yet ($log)" >&2
+        exit 1
+    fi
+    if [[ -n "$follow" ]]; then
+        exec tail -n +1 -f "$log"
+    fi
+    cat "$log"
 }
 
 # The controller (the metadata quorum leader) as the node logs tell it: the running node whose latest
@@ -231,32 +403,47 @@ has_admin_cli() {
 }
 
 cmd_status() {
-    local i pid running=() state
+    local i pid serving=() state metrics port
     if [[ -z "$(node_ids)" ]]; then
         echo "no cluster in $DIR (start one with: cluster.sh start [N])"
         return 0
     fi
-    printf '%-6s %-9s %-8s %-22s %s\n' node state pid clients quorum
+    local running=0
+    printf '%-6s %-9s %-8s %-22s %-22s %s\n' node state pid clients quorum metrics
     for i in $(node_ids); do
         if pid="$(live_pid "$i")"; then
-            running+=("$i")
-            is_serving "$i" && state=serving || state=starting
+            running=$((running + 1))
+            if [[ "$(proc_state "$pid")" == T ]]; then
+                state=paused
+            elif is_serving "$i"; then
+                state=serving
+                serving+=("$i")
+            else
+                state=starting
+            fi
         else
             pid=-
             state=stopped
         fi
-        printf '%-6s %-9s %-8s %-22s %s\n' "$i" "$state" "$pid" "$(prop "$i" listeners | sed 's#^.*://##')" \
-            "$(prop "$i" controller.quorum.voters | tr ',' '\n' | sed -n "s/^$i@//p")"
+        port="$(prop "$i" metrics.http.port)"
+        metrics="${port:+http://$(prop "$i" metrics.http.host):$port/metrics}"
+        printf '%-6s %-9s %-8s %-22s %-22s %s\n' "$i" "$state" "$pid" "$(prop "$i" listeners | sed 's#^.*://##')" \
+            "$(prop "$i" controller.quorum.voters | tr ',' '\n' | sed -n "s/^$i@//p")" "${metrics:--}"
     done
-    if ((${#running[@]} == 0)); then
+    if ((running == 0)); then
         echo "cluster not running"
         return 0
     fi
     local controller
     controller="$(controller_from_logs)"
     echo "controller: ${controller:+node }${controller:-unknown} (from the node logs)"
+    if ((${#serving[@]} == 0)); then
+        echo "bootstrap server: none (no node serves)"
+        return 0
+    fi
+    # A serving node: a paused one would hold the admin CLI until its timeout.
     local bootstrap
-    bootstrap="$(prop "${running[0]}" listeners | sed 's#^.*://##')"
+    bootstrap="$(prop "${serving[0]}" listeners | sed 's#^.*://##')"
     echo "bootstrap server: $bootstrap"
     # The admin CLI reports these from the cluster's metadata once it exists.
     if has_admin_cli; then
@@ -276,8 +463,20 @@ main() {
             cmd_start "${2:-3}"
             ;;
         stop)
-            (($# == 1)) || usage
-            cmd_stop
+            if (($# == 1)); then
+                cmd_stop
+            else
+                (($# == 2)) || usage
+                cmd_stop_node "$2"
+            fi
+            ;;
+        kill | restart | pause | resume)
+            (($# == 2)) || usage
+            "cmd_$command" "$2"
+            ;;
+        logs)
+            (($# == 2)) || { (($# == 3)) && [[ "$3" == -f ]]; } || usage
+            cmd_logs "$2" "${3:-}"
             ;;
         status)
             (($# == 1)) || usage

@@ -7,6 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,6 +23,7 @@ import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -28,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Drives {@code scripts/cluster.sh} end to end as a user would: start 3 nodes, status, stop, and no process
- * left. The nodes run from this test's class path ({@code TIDELINE_CLASSPATH}), so the test needs no
+ * left; and the commands on one node (pause, resume, kill, restart, stop, logs) on one cluster. The nodes run from this test's class path ({@code TIDELINE_CLASSPATH}), so the test needs no
  * packaged jars, and on ports and a directory of its own, so a cluster a developer runs is not touched.
  *
  * <p>To extend (create a topic, produce, consume, delete records through {@code scripts/tideline}): call
@@ -86,7 +91,8 @@ class ClusterScriptTest {
         Result status = clusterSh(Duration.ofSeconds(30), "status").assertSucceeded();
         for (int i = 1; i <= NODES; i++) {
             assertTrue(Pattern.compile("(?m)^" + i + "\\s+serving\\s+" + pids.get(i - 1) + "\\s+127\\.0\\.0\\.1:"
-                    + (clientPortBase + i) + "\\s+127\\.0\\.0\\.1:" + (quorumPortBase + i) + "$")
+                    + (clientPortBase + i) + "\\s+127\\.0\\.0\\.1:" + (quorumPortBase + i)
+                    + "\\s+http://127\\.0\\.0\\.1:" + (metricsPortBase + i) + "/metrics$")
                     .matcher(status.output()).find(), status.output());
         }
         assertTrue(Pattern.compile("(?m)^controller: node [1-3] ").matcher(status.output()).find(), status.output());
@@ -120,8 +126,14 @@ class ClusterScriptTest {
         Result bad = clusterSh(Duration.ofSeconds(30), "start", "many");
         assertEquals(2, bad.exitCode(), bad.output());
         assertEquals("cluster.sh: N must be a positive integer, got 'many'", bad.output().strip());
-        Result unknown = clusterSh(Duration.ofSeconds(30), "restart");
+        Result unknown = clusterSh(Duration.ofSeconds(30), "frobnicate");
         assertEquals(2, unknown.exitCode(), unknown.output());
+        for (String command : List.of("stop", "kill", "restart", "pause", "resume", "logs")) {
+            Result noCluster = clusterSh(Duration.ofSeconds(30), command, "1");
+            assertEquals(2, noCluster.exitCode(), noCluster.output());
+            assertEquals("cluster.sh: no cluster in " + clusterDir + ", so no node '1' (start one with: cluster.sh start [N])",
+                    noCluster.output().strip());
+        }
         assertEquals(List.of(), recordedPids());
     }
 
@@ -129,12 +141,142 @@ class ClusterScriptTest {
     void helpPrintsTheUsageAndSucceeds() throws Exception {
         for (String help : List.of("help", "-h", "--help")) {
             Result r = clusterSh(Duration.ofSeconds(30), help).assertSucceeded();
-            assertTrue(r.output().startsWith("usage: cluster.sh start [N] | stop | status"), r.output());
+            assertEquals("usage: cluster.sh start [N] | stop [NODE] | status | kill NODE | restart NODE | pause NODE"
+                    + " | resume NODE | logs NODE [-f] | help", r.output().strip());
         }
-        Result unknown = clusterSh(Duration.ofSeconds(30), "restart");
+        Result unknown = clusterSh(Duration.ofSeconds(30), "frobnicate");
         assertEquals(2, unknown.exitCode(), unknown.output());
         assertTrue(unknown.output().startsWith("usage: cluster.sh"), unknown.output());
         assertEquals(List.of(), recordedPids());
+    }
+
+    @Test
+    void nodeCommandsPauseKillRestartAndStopOneNodeWhileTheOthersServe() throws Exception {
+        clusterSh(Duration.ofSeconds(150), "start", String.valueOf(NODES)).assertSucceeded();
+        List<Long> pids = recordedPids();
+        assertEquals(NODES, pids.size());
+
+        // pause: SIGSTOP, status reads it from /proc; resume: it serves again.
+        Result pause = clusterSh(Duration.ofSeconds(30), "pause", "3").assertSucceeded();
+        assertTrue(pause.output().startsWith("node 3: paused (pid " + pids.get(2) + ")"), pause.output());
+        assertEquals('T', procState(pids.get(2)), "SIGSTOPped");
+        Result paused = clusterSh(Duration.ofSeconds(60), "status").assertSucceeded();
+        assertNodeState(paused, 3, "paused", pids.get(2));
+        assertNodeState(paused, 1, "serving", pids.get(0));
+        assertTrue(clusterSh(Duration.ofSeconds(30), "pause", "3").assertSucceeded().output()
+                .contains("node 3: already paused"));
+        Result resume = clusterSh(Duration.ofSeconds(30), "resume", "3").assertSucceeded();
+        assertTrue(resume.output().startsWith("node 3: resumed (pid " + pids.get(2) + ")"), resume.output());
+        awaitHealthy(3);
+        assertNodeState(clusterSh(Duration.ofSeconds(60), "status").assertSucceeded(), 3, "serving", pids.get(2));
+
+        // kill: a crash; the others go on serving; start brings it back (recovering its logs).
+        Result kill = clusterSh(Duration.ofSeconds(30), "kill", "2").assertSucceeded();
+        assertTrue(kill.output().startsWith("node 2: killed (pid " + pids.get(1) + ")"), kill.output());
+        assertFalse(ProcessHandle.of(pids.get(1)).map(ProcessHandle::isAlive).orElse(false), "killed node left");
+        assertFalse(Files.exists(clusterDir.resolve("node-2.pid")), "pid file removed");
+        Result afterKill = clusterSh(Duration.ofSeconds(60), "status").assertSucceeded();
+        assertTrue(Pattern.compile("(?m)^2\\s+stopped\\s+-\\s").matcher(afterKill.output()).find(), afterKill.output());
+        assertNodeState(afterKill, 1, "serving", pids.get(0));
+        assertNodeState(afterKill, 3, "serving", pids.get(2));
+        awaitHealthy(1);
+        awaitHealthy(3);
+        for (String command : List.of("kill", "pause", "resume")) {
+            Result notRunning = clusterSh(Duration.ofSeconds(30), command, "2");
+            assertEquals(1, notRunning.exitCode(), notRunning.output());
+            assertEquals("cluster.sh: node 2 is not running", notRunning.output().strip());
+        }
+        Result back = clusterSh(Duration.ofSeconds(150), "start", String.valueOf(NODES)).assertSucceeded();
+        assertTrue(back.output().contains("node 1: already running") && back.output().contains("node 2: started")
+                && back.output().contains("cluster of 3 nodes serving"), back.output());
+        assertFalse(Files.readString(clusterDir.resolve("node-2.log.prev")).contains("shut down cleanly"),
+                "the run before was killed");
+        long second = recordedPids().get(1);
+        awaitHealthy(2);
+
+        // restart: orderly stop, then start with the same config and data, and serving again.
+        Result restart = clusterSh(Duration.ofSeconds(150), "restart", "2").assertSucceeded();
+        assertTrue(restart.output().contains("node 2: stopped") && restart.output().strip().endsWith("node 2: serving"),
+                restart.output());
+        long third = recordedPids().get(1);
+        assertTrue(third != second, "a new process");
+        assertFalse(ProcessHandle.of(second).map(ProcessHandle::isAlive).orElse(false), "old process left");
+        assertTrue(Files.readString(clusterDir.resolve("node-2.log.prev")).contains("Node 2 shut down cleanly"));
+        awaitHealthy(2);
+
+        // logs: the node's log file.
+        Result logs = clusterSh(Duration.ofSeconds(30), "logs", "2").assertSucceeded();
+        assertTrue(logs.output().contains("Node 2 is serving"), logs.output());
+        assertTrue(followedLogShows(2, "Node 2 is serving"), "logs 2 -f prints the log");
+
+        // stop NODE: orderly, that node only.
+        Result stop = clusterSh(Duration.ofSeconds(90), "stop", "2").assertSucceeded();
+        assertEquals(List.of("node 2: stopping (pid " + third + ")", "node 2: stopped"), stop.output().lines().toList());
+        assertFalse(ProcessHandle.of(third).map(ProcessHandle::isAlive).orElse(false), "stopped node left");
+        assertFalse(Files.exists(clusterDir.resolve("node-2.pid")), "pid file removed");
+        assertTrue(Files.readString(clusterDir.resolve("node-2.log")).contains("Node 2 shut down cleanly"));
+        assertEquals(List.of(pids.get(0), pids.get(2)), recordedPids(), "the others still run");
+        awaitHealthy(1);
+        assertTrue(clusterSh(Duration.ofSeconds(30), "stop", "2").assertSucceeded().output().contains("node 2: not running"));
+
+        // Bad NODE arguments: one line, exit 2, nothing signalled.
+        for (String[] args : List.of(new String[] {"kill", "4"}, new String[] {"pause", "x"}, new String[] {"logs", "0"},
+                new String[] {"stop", "-1"})) {
+            Result bad = clusterSh(Duration.ofSeconds(30), args);
+            assertEquals(2, bad.exitCode(), bad.output());
+            assertEquals("cluster.sh: NODE must be a node of the cluster in " + clusterDir + " (1 2 3), got '" + args[1]
+                    + "'", bad.output().strip());
+        }
+        Result missing = clusterSh(Duration.ofSeconds(30), "restart");
+        assertEquals(2, missing.exitCode(), missing.output());
+        assertEquals(1, missing.output().strip().lines().count(), missing.output());
+        assertEquals(List.of(pids.get(0), pids.get(2)), recordedPids());
+
+        clusterSh(Duration.ofSeconds(90), "stop").assertSucceeded();
+        assertEquals(List.of(), recordedPids(), "pid files removed");
+        for (long pid : pids) {
+            assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "process " + pid + " left");
+        }
+    }
+
+    private static void assertNodeState(Result status, int node, String state, long pid) {
+        assertTrue(Pattern.compile("(?m)^" + node + "\\s+" + state + "\\s+" + pid + "\\s").matcher(status.output()).find(),
+                status.output());
+    }
+
+    /** The state letter of /proc/PID/stat (after the command name, which may hold spaces). */
+    private static char procState(long pid) throws IOException {
+        String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
+        return stat.charAt(stat.lastIndexOf(')') + 2);
+    }
+
+    /** The node's /health answers 200 (it serves), within a bound; each try is bounded too (a paused node hangs). */
+    private void awaitHealthy(int node) {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        HttpRequest health = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + (metricsPortBase + node) + "/health"))
+                .timeout(Duration.ofSeconds(2)).build();
+        Awaitility.await("node " + node + " healthy").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
+                .ignoreExceptions()
+                .until(() -> http.send(health, HttpResponse.BodyHandlers.discarding()).statusCode() == 200);
+    }
+
+    /** {@code cluster.sh logs NODE -f} prints the text within a bound; the follower is ended either way. */
+    private boolean followedLogShows(int node, String text) throws Exception {
+        Path output = Files.createTempFile(dir, "follow", ".out");
+        ProcessBuilder pb = new ProcessBuilder("bash", REPO.resolve("scripts/cluster.sh").toString(), "logs",
+                String.valueOf(node), "-f").redirectErrorStream(true).redirectOutput(output.toFile());
+        pb.environment().putAll(environment());
+        Process p = pb.start();
+        try {
+            p.getOutputStream().close();
+            Awaitility.await("logs -f").atMost(Duration.ofSeconds(20)).until(() -> Files.readString(output).contains(text));
+            return p.isAlive(); // still following
+        } finally {
+            // exec'd into tail: one process to end.
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+            p.waitFor(10, TimeUnit.SECONDS);
+        }
     }
 
     /** What a user does on day one against the script's cluster: topic, produce, consume, delete-records. */
