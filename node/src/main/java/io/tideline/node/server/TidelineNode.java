@@ -32,6 +32,7 @@ import io.tideline.replication.rpc.ReplicaFetchGrpcService;
 import io.tideline.replication.server.ReplicaManager;
 import io.tideline.store.manager.LogManager;
 import io.tideline.node.metrics.JmxExport;
+import io.tideline.node.metrics.JvmMetrics;
 import io.tideline.node.metrics.MetricsHttpConfig;
 import io.tideline.node.metrics.MetricsHttpServer;
 import java.io.IOException;
@@ -178,6 +179,7 @@ public final class TidelineNode implements AutoCloseable {
 
         requestMemory = new RequestMemoryPool(config.queuedMaxRequestBytes());
         SocketServerMetrics.register(metrics, requestMemory);
+        JvmMetrics.register(metrics);
         AtomicInteger handlerCount = new AtomicInteger();
         requestHandlers = Executors.newFixedThreadPool(config.numIoThreads(),
                 r -> daemon(r, "tideline-" + id + "-request-handler-" + handlerCount.incrementAndGet()));

@@ -38,6 +38,7 @@ class MetricsScrapeTest {
     private static final String TOPIC = "scraped";
     private static final TopicPartition TP = new TopicPartition(TOPIC, 0);
     private static final String URP = "kafka_server_ReplicaManager_UnderReplicatedPartitions";
+    private static final String TOPIC_METRICS = "kafka_server_BrokerTopicMetrics_";
 
     @TempDir
     Path dir;
@@ -53,6 +54,7 @@ class MetricsScrapeTest {
             int leader = partition.leader();
             int follower = partition.replicas().stream().filter(id -> id != leader).findFirst().orElseThrow();
             produce(cluster, 25);
+            assertReplicationIsMeteredApartFromClientTraffic(cluster, leader, follower);
             // A log start offset above 0, so the three bounds differ.
             DeleteRecordsResult deleted = admin.deleteRecords(Map.of(TP, 7L)).get(TP);
             assertTrue(deleted.isSuccess(), deleted.toString());
@@ -87,6 +89,29 @@ class MetricsScrapeTest {
             Awaitility.await("the partition is fully replicated again").atMost(E2e.WAIT)
                     .pollInterval(Duration.ofMillis(200)).until(() -> scrape(port).value(URP) == 0.0);
         }
+    }
+
+    /**
+     * As in Kafka since KIP-153, bytes sent to followers count in ReplicationBytesOutPerSec, not BytesOutPerSec, and
+     * a follower's appends in ReplicationBytesInPerSec, not BytesInPerSec; a follower has no meters of the topic.
+     */
+    private void assertReplicationIsMeteredApartFromClientTraffic(NodeTestCluster cluster, int leader, int follower)
+            throws Exception {
+        long bytes = cluster.node(leader).replicaManager().log(TP).orElseThrow().size();
+        PrometheusText atLeader = scrape(cluster.node(leader).metricsPort().orElseThrow());
+        Map<String, String> ofTopic = Map.of("topic", TOPIC);
+        assertEquals(25.0, atLeader.value(TOPIC_METRICS + "MessagesInPerSec_total", ofTopic));
+        assertEquals(bytes, (long) atLeader.value(TOPIC_METRICS + "BytesInPerSec_total", ofTopic));
+        assertEquals(0.0, atLeader.value(TOPIC_METRICS + "BytesOutPerSec_total"));
+        // acks=all: both followers fetched every byte before the high watermark passed the records.
+        double sent = atLeader.value(TOPIC_METRICS + "ReplicationBytesOutPerSec_total");
+        assertTrue(sent >= 2 * bytes, sent + " bytes sent to followers, " + bytes + " in the log");
+
+        PrometheusText atFollower = scrape(cluster.node(follower).metricsPort().orElseThrow());
+        assertEquals(bytes, (long) atFollower.value(TOPIC_METRICS + "ReplicationBytesInPerSec_total"));
+        assertEquals(0.0, atFollower.value(TOPIC_METRICS + "BytesInPerSec_total"));
+        assertTrue(atFollower.samples().stream().noneMatch(s -> TOPIC.equals(s.labels().get("topic"))
+                && s.name().startsWith(TOPIC_METRICS)), "a follower keeps no meters of the topic");
     }
 
     private PrometheusText scrape(int port) throws Exception {

@@ -17,6 +17,10 @@ public interface FetcherListener {
     default void onStorageError(TopicPartition tp, RuntimeException error) {
     }
 
+    /** A follower appended {@code bytes} of records fetched from its leader (ReplicationBytesInPerSec). */
+    default void onAppended(TopicPartition tp, int bytes) {
+    }
+
     /** The local log of a follower changed (appended, truncated, start offset moved). */
     default void onLogChanged(TopicPartition tp) {
     }

@@ -459,8 +459,11 @@ final class ReplicaFetcherThread extends Thread {
             }
             return;
         }
-        if (state.throttled && outcome.appendedBytes() > 0) {
-            quota.record(outcome.appendedBytes());
+        if (outcome.appendedBytes() > 0) {
+            listener.onAppended(tp, outcome.appendedBytes());
+            if (state.throttled) {
+                quota.record(outcome.appendedBytes());
+            }
         }
         if (outcome.kind() == FetchOutcome.Kind.BACKOFF) {
             state.pausedUntilNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.fetchBackoffMs());

@@ -342,8 +342,14 @@ public final class Partition {
 
     // ---------------------------------------------------------------- produce
 
-    /** The result of a leader append and what it changed. */
-    record AppendResult(ProduceResult result, int leaderEpoch, boolean highWatermarkAdvanced) {
+    /**
+     * The result of a leader append and what it changed; {@code records} and {@code bytes} are what was appended
+     * (0 on an error), for BrokerTopicMetrics.
+     */
+    record AppendResult(ProduceResult result, int leaderEpoch, boolean highWatermarkAdvanced, int records, int bytes) {
+        static AppendResult failed(ProduceResult result, int leaderEpoch) {
+            return new AppendResult(result, leaderEpoch, false, 0, 0);
+        }
     }
 
     /**
@@ -354,23 +360,24 @@ public final class Partition {
         lock.lock();
         try {
             if (leaderState == null) {
-                return new AppendResult(ProduceResult.error(Errors.NOT_LEADER_OR_FOLLOWER,
-                        "broker " + localBrokerId + " does not lead " + topicPartition + currentLeaderHint()), -1, false);
+                return AppendResult.failed(ProduceResult.error(Errors.NOT_LEADER_OR_FOLLOWER,
+                        "broker " + localBrokerId + " does not lead " + topicPartition + currentLeaderHint()), -1);
             }
             if (requiredAcks == -1 && leaderState.checkEnoughReplicasForAppend() != Errors.NONE) {
-                return new AppendResult(ProduceResult.error(Errors.NOT_ENOUGH_REPLICAS, "ISR " + leaderState.isr()
+                return AppendResult.failed(ProduceResult.error(Errors.NOT_ENOUGH_REPLICAS, "ISR " + leaderState.isr()
                         + " is below min.insync.replicas=" + leaderState.minInsyncReplicas() + " for " + topicPartition),
-                        leaderState.leaderEpoch(), false);
+                        leaderState.leaderEpoch());
             }
             LogAppendInfo info;
             try {
                 info = localLog.appendAsLeader(records, leaderState.leaderEpoch());
             } catch (TidelineException e) {
-                return new AppendResult(ProduceResult.error(e.error(), e.getMessage()), leaderState.leaderEpoch(), false);
+                return AppendResult.failed(ProduceResult.error(e.error(), e.getMessage()), leaderState.leaderEpoch());
             }
             boolean advanced = leaderState.maybeAdvanceHighWatermark();
             return new AppendResult(new ProduceResult(Errors.NONE, info.firstOffset(), info.lastOffset(),
-                    localLog.logStartOffset(), null), leaderState.leaderEpoch(), advanced);
+                    localLog.logStartOffset(), null), leaderState.leaderEpoch(), advanced, info.numRecords(),
+                    info.validBytes());
         } finally {
             lock.unlock();
         }

@@ -14,6 +14,7 @@ import io.tideline.replication.fetcher.ReplicationQuota;
 import io.tideline.replication.follower.FailureReason;
 import io.tideline.replication.follower.FetchResponseData;
 import io.tideline.replication.leader.IsrProposal;
+import io.tideline.replication.metrics.BrokerTopicMetrics;
 import io.tideline.replication.metrics.ReplicationMetrics;
 import io.tideline.replication.purgatory.DelayedOperations;
 import io.tideline.store.log.DeleteRecordsResult;
@@ -64,6 +65,7 @@ public final class ReplicaManager implements AutoCloseable {
     private final ReplicationQuota followerQuota;
     private final ReplicationStats stats = new ReplicationStats();
     private final MetricRegistry metrics;
+    private final BrokerTopicMetrics topicMetrics;
     private volatile Set<Integer> liveBrokers;
     /** Partitions whose log dir failed here: answered KAFKA_STORAGE_ERROR until the broker restarts. */
     private final Set<TopicPartition> offline = ConcurrentHashMap.newKeySet();
@@ -75,6 +77,7 @@ public final class ReplicaManager implements AutoCloseable {
                           MetricRegistry metrics) {
         this.brokerId = brokerId;
         this.metrics = Objects.requireNonNull(metrics, "metrics");
+        this.topicMetrics = new BrokerTopicMetrics(metrics);
         this.config = Objects.requireNonNull(config, "config");
         this.logManager = Objects.requireNonNull(logManager, "logManager");
         this.time = Objects.requireNonNull(time, "time");
@@ -98,6 +101,11 @@ public final class ReplicaManager implements AutoCloseable {
                     @Override
                     public void onStorageError(TopicPartition tp, RuntimeException error) {
                         reportStorageError(tp, error);
+                    }
+
+                    @Override
+                    public void onAppended(TopicPartition tp, int bytes) {
+                        topicMetrics.recordFollowerAppend(bytes);
                     }
                 });
         ReplicationMetrics.register(metrics, this);
@@ -131,6 +139,11 @@ public final class ReplicaManager implements AutoCloseable {
 
     public ReplicationStats stats() {
         return stats;
+    }
+
+    /** Kafka's BrokerTopicMetrics of this broker. */
+    public BrokerTopicMetrics topicMetrics() {
+        return topicMetrics;
     }
 
     public ReplicationQuota leaderQuota() {
@@ -170,12 +183,14 @@ public final class ReplicaManager implements AutoCloseable {
         });
         if (state.leaderId() == brokerId) {
             fetcherManager.stopFollowing(tp);
+            topicMetrics.leadershipChanged(tp, true);
             boolean advanced = partition.makeLeader(state, settings, config.replicaLagTimeMaxMs(), time.milliseconds());
             afterLeaderStateChange(tp, advanced);
             return;
         }
         boolean wasLeader = partition.isLeader();
         partition.makeFollower(state, settings);
+        topicMetrics.leadershipChanged(tp, false);
         if (wasLeader) {
             completeAllWaiting(tp);
         }
@@ -213,6 +228,7 @@ public final class ReplicaManager implements AutoCloseable {
         Partition partition = partitions.remove(tp);
         if (partition != null) {
             partition.stop();
+            topicMetrics.leadershipChanged(tp, false);
             ReplicationMetrics.removePartition(metrics, tp);
             completeAllWaiting(tp);
         }
@@ -272,7 +288,13 @@ public final class ReplicaManager implements AutoCloseable {
     public CompletableFuture<Map<TopicPartition, FetchResponseData>> fetchForReplica(int replicaId,
             List<FollowerFetch> fetches, int minBytes, int maxBytes, int maxWaitMs) {
         int bounded = Math.min(maxBytes, config.servedFetchMaxBytes());
-        return fetchHandler.fetch(replicaId, fetches, Math.min(minBytes, bounded), bounded, maxWaitMs);
+        return fetchHandler.fetch(replicaId, fetches, Math.min(minBytes, bounded), bounded, maxWaitMs)
+                .thenApply(results -> {
+                    // Counted as answered, after any long poll: the bytes that actually go to the follower.
+                    results.forEach((tp, r) -> topicMetrics.recordReplicaFetch(tp.topic(), r.error(),
+                            r.records().sizeInBytes()));
+                    return results;
+                });
     }
 
     /**
@@ -285,6 +307,7 @@ public final class ReplicaManager implements AutoCloseable {
         int bounded = Math.min(maxBytes, config.servedFetchMaxBytes());
         return consumerFetchHandler.fetch(fetches, Math.min(minBytes, bounded), bounded, maxWaitMs).thenApply(results -> {
             results.forEach((tp, r) -> {
+                topicMetrics.recordConsumerFetch(tp.topic(), r.error(), r.records().sizeInBytes());
                 if (r.error() == Errors.KAFKA_STORAGE_ERROR && partitions.containsKey(tp)) {
                     reportStorageError(tp, new io.tideline.common.errors.TidelineException(r.error(), r.message()));
                 }
@@ -328,8 +351,10 @@ public final class ReplicaManager implements AutoCloseable {
             Partition.AppendResult result = partition == null
                     ? new Partition.AppendResult(offline.contains(tp)
                     ? ProduceResult.error(Errors.KAFKA_STORAGE_ERROR, "the log dir of " + tp + " failed on broker " + brokerId)
-                    : ProduceResult.error(Errors.NOT_LEADER_OR_FOLLOWER, "broker " + brokerId + " does not host " + tp), -1, false)
+                    : ProduceResult.error(Errors.NOT_LEADER_OR_FOLLOWER, "broker " + brokerId + " does not host " + tp), -1,
+                    false, 0, 0)
                     : partition.appendAsLeader(e.getValue(), requiredAcks);
+            topicMetrics.recordProduce(tp.topic(), result.result().error(), result.records(), result.bytes());
             if (result.result().error() == Errors.KAFKA_STORAGE_ERROR && partition != null) {
                 reportStorageError(tp, new io.tideline.common.errors.TidelineException(Errors.KAFKA_STORAGE_ERROR,
                         String.valueOf(result.result().message())));
@@ -478,6 +503,7 @@ public final class ReplicaManager implements AutoCloseable {
         deleteRecordsPurgatory.shutdown();
         fetchHandler.purgatory().shutdown();
         partitions.clear();
+        topicMetrics.close();
         ReplicationMetrics.unregister(metrics);
     }
 }
