@@ -9,6 +9,10 @@ import io.tideline.common.errors.Errors;
 import io.tideline.common.time.Time;
 import io.tideline.proto.admin.AdminServiceGrpc.AdminServiceStub;
 import io.tideline.proto.admin.CreatePartitionsRequest;
+import io.tideline.proto.admin.ElectLeadersPartition;
+import io.tideline.proto.admin.ElectLeadersRequest;
+import io.tideline.proto.admin.ElectLeadersResponse;
+import io.tideline.proto.admin.ElectLeadersResult;
 import io.tideline.proto.admin.CreatePartitionsResponse;
 import io.tideline.proto.admin.CreatePartitionsTopic;
 import io.tideline.proto.admin.CreateTopicsRequest;
@@ -115,6 +119,30 @@ public final class TidelineAdmin implements AutoCloseable {
         CreatePartitionsResponse response = callAnyBroker("CreatePartitions", AdminServiceStub::createPartitions,
                 request.build());
         return topicResults(List.copyOf(totalCounts.keySet()), response.getResultsList());
+    }
+
+    /**
+     * Kafka's electLeaders: a preferred or unclean election over {@code partitions} (empty: every
+     * partition), one result per partition in the order the controller answered.
+     *
+     * @throws TidelineClientException when the request as a whole failed
+     */
+    public List<ElectionResult> electLeaders(ElectionType type, Collection<TopicPartition> partitions) {
+        ElectLeadersRequest.Builder request = ElectLeadersRequest.newBuilder().setElectionType(type.value());
+        partitions.forEach(tp -> request.addPartitions(ElectLeadersPartition.newBuilder().setTopic(tp.topic())
+                .setPartition(tp.partition())));
+        ElectLeadersResponse response = callAnyBroker("ElectLeaders", AdminServiceStub::electLeaders, request.build());
+        Errors whole = Errors.forCode(response.getErrorCode());
+        if (whole != Errors.NONE) {
+            throw new TidelineClientException(whole, "ElectLeaders: " + whole + ": " + response.getErrorMessage());
+        }
+        List<ElectionResult> results = new ArrayList<>();
+        for (ElectLeadersResult r : response.getResultsList()) {
+            Errors error = Errors.forCode(r.getErrorCode());
+            results.add(new ElectionResult(new TopicPartition(r.getTopic(), r.getPartition()), error,
+                    r.getErrorMessage().isEmpty() ? error.defaultMessage() : r.getErrorMessage()));
+        }
+        return results;
     }
 
     /** One result per name, in request order. */

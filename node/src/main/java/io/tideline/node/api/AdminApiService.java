@@ -14,6 +14,9 @@ import io.tideline.proto.admin.CreatePartitionsRequest;
 import io.tideline.proto.admin.CreatePartitionsResponse;
 import io.tideline.proto.admin.CreatePartitionsTopic;
 import io.tideline.proto.admin.CreateTopicsRequest;
+import io.tideline.proto.admin.ElectLeadersRequest;
+import io.tideline.proto.admin.ElectLeadersResponse;
+import io.tideline.proto.admin.ElectLeadersResult;
 import io.tideline.proto.admin.CreateTopicsResponse;
 import io.tideline.proto.admin.DeleteRecordsPartition;
 import io.tideline.proto.admin.DeleteRecordsPartitionResult;
@@ -38,6 +41,7 @@ import io.tideline.proto.metadata.FailedReplicaRecord;
 import io.tideline.proto.metadata.ItemResult;
 import io.tideline.proto.metadata.PartitionRecord;
 import io.tideline.proto.metadata.ReplicaAssignment;
+import io.tideline.proto.metadata.TopicPartitionRef;
 import io.tideline.replication.server.ReplicaManager;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -111,6 +115,35 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
         controller.createPartitions(items).whenComplete((r, e) -> ClientApiService.respond(observer,
                 CreatePartitionsResponse.newBuilder().addAllResults(topicResults(
                         request.getTopicsList().stream().map(CreatePartitionsTopic::getName).toList(), r, e)).build()));
+    }
+
+    @Override
+    public void electLeaders(ElectLeadersRequest request, StreamObserver<ElectLeadersResponse> observer) {
+        if (request.getElectionType() != 0 && request.getElectionType() != 1) {
+            ClientApiService.respond(observer, ElectLeadersResponse.newBuilder()
+                    .setErrorCode(Errors.INVALID_REQUEST.code())
+                    .setErrorMessage("election_type must be 0 (preferred) or 1 (unclean), got " + request.getElectionType())
+                    .build());
+            return;
+        }
+        List<TopicPartitionRef> refs = request.getPartitionsList().stream().map(p -> TopicPartitionRef.newBuilder()
+                .setTopic(p.getTopic()).setPartition(p.getPartition()).build()).toList();
+        controller.electLeaders(refs, request.getElectionType()).whenComplete((r, e) -> {
+            ElectLeadersResponse.Builder b = ElectLeadersResponse.newBuilder();
+            if (e != null || r.getErrorCode() != Errors.NONE.code()) {
+                b.setErrorCode(e != null ? Errors.UNKNOWN_SERVER_ERROR.code() : r.getErrorCode())
+                        .setErrorMessage(e != null ? String.valueOf(e.getMessage()) : r.getErrorMessage());
+            } else {
+                for (ItemResult item : r.getResultsList()) {
+                    // The controller names an item "topic-partition"; topic names may contain '-'.
+                    int dash = item.getName().lastIndexOf('-');
+                    b.addResults(ElectLeadersResult.newBuilder().setTopic(item.getName().substring(0, dash))
+                            .setPartition(Integer.parseInt(item.getName().substring(dash + 1)))
+                            .setErrorCode(item.getErrorCode()).setErrorMessage(item.getErrorMessage()));
+                }
+            }
+            ClientApiService.respond(observer, b.build());
+        });
     }
 
     /** Per-topic results of a controller command; a whole-command failure applies to every topic. */

@@ -228,6 +228,9 @@ final class PartitionHandlers {
     }
 
     /** Preferred leader election: the first replica leads again if it is in the ISR and eligible. */
+    /** Kafka's ElectionType.UNCLEAN; 0 (PREFERRED) is the default of the field. */
+    static final int UNCLEAN = 1;
+
     ControllerResult electLeaders(MetadataImage image, ElectLeaders cmd, long timestampMs) {
         List<TopicPartitionRef> targets = new ArrayList<>(cmd.getPartitionsList());
         if (targets.isEmpty()) {
@@ -247,6 +250,11 @@ final class PartitionHandlers {
                 response.addResults(item.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()).setErrorMessage("no partition " + name));
                 continue;
             }
+            if (cmd.getElectionType() == UNCLEAN) {
+                records.addAll(unclean(image, p, name, item, timestampMs));
+                response.addResults(item);
+                continue;
+            }
             int preferred = p.getReplicas(0);
             if (p.getLeader() == preferred) {
                 response.addResults(item.setErrorCode(Errors.ELECTION_NOT_NEEDED.code())
@@ -264,6 +272,31 @@ final class PartitionHandlers {
             response.addResults(item.setErrorCode(Errors.NONE.code()));
         }
         return ControllerResult.of(response.build(), records);
+    }
+
+    /**
+     * Kafka's unclean election, asked for by an operator: a partition without a leader gets the first
+     * eligible replica in replica order as leader and sole ISR member, even one that was not in sync
+     * (records it lacks are lost). A partition with a leader needs none (ELECTION_NOT_NEEDED).
+     */
+    private static List<MetadataRecord> unclean(MetadataImage image, PartitionRecord p, String name,
+                                                ItemResult.Builder item, long timestampMs) {
+        if (p.getLeader() != LeaderElection.NO_LEADER) {
+            item.setErrorCode(Errors.ELECTION_NOT_NEEDED.code()).setErrorMessage("broker " + p.getLeader()
+                    + " leads " + name + " already");
+            return List.of();
+        }
+        for (int r : p.getReplicasList()) {
+            if (LeaderElection.eligible(image, r, Set.of())) {
+                PartitionRecord updated = PartitionChanges.change(p, List.of(r), r);
+                item.setErrorCode(Errors.NONE.code());
+                return List.of(PartitionChanges.record(updated, ChangeReason.UNCLEAN_LEADER_ELECTION, timestampMs,
+                        "unclean election of " + r + " (ISR was " + p.getIsrList() + ")"));
+            }
+        }
+        item.setErrorCode(Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE.code()).setErrorMessage("no replica of " + name
+                + " " + p.getReplicasList() + " is on a live, unfenced broker");
+        return List.of();
     }
 
     /**

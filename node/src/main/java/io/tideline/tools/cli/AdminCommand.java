@@ -72,7 +72,8 @@ public final class AdminCommand implements Callable<Integer> {
         AdminCommand admin = new AdminCommand(io, time);
         CommandLine cmd = new CommandLine(admin)
                 .addSubcommand(new TopicsCommand(admin))
-                .addSubcommand(new DeleteRecordsCommand(admin));
+                .addSubcommand(new DeleteRecordsCommand(admin))
+                .addSubcommand(new LeaderElectionCommand(admin));
         cmd.setCaseInsensitiveEnumValuesAllowed(true);
         return Cli.execute("admin", cmd, io, args);
     }

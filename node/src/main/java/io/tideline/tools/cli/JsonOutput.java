@@ -3,6 +3,8 @@ package io.tideline.tools.cli;
 import com.google.gson.Gson;
 import com.google.gson.GsonBuilder;
 import io.tideline.client.DeleteRecordsResult;
+import io.tideline.client.ElectionResult;
+import io.tideline.client.ElectionType;
 import io.tideline.client.TopicDescription;
 import io.tideline.client.TopicDescription.PartitionDescription;
 import io.tideline.client.TopicResult;
@@ -29,6 +31,17 @@ final class JsonOutput {
 
     /** {@code topics --list}. */
     record TopicList(List<String> topics) {
+    }
+
+    /** {@code leader-election}: each partition's answer, NONE and ELECTION_NOT_NEEDED being successes. */
+    record Election(String electionType, List<ElectedPartition> partitions) {
+        static Election of(ElectionType type, List<ElectionResult> results) {
+            return new Election(type.name(), results.stream().map(r -> new ElectedPartition(r.partition().topic(),
+                    r.partition().partition(), r.error().name(), r.message() == null ? "" : r.message())).toList());
+        }
+    }
+
+    record ElectedPartition(String topic, int partition, String error, String message) {
     }
 
     /** {@code topics --create} and {@code topics --delete}: the topic and the cluster's answer. */

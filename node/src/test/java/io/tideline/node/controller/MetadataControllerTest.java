@@ -74,6 +74,43 @@ class MetadataControllerTest {
         assertEquals(1, h.image.topics().size());
     }
 
+    private static ControllerResult elect(ControllerHarness h, int electionType, String topic, int partition) {
+        return h.apply(ControllerCommand.newBuilder().setElectLeaders(ElectLeaders.newBuilder().setElectionType(electionType)
+                .addPartitions(io.tideline.proto.metadata.TopicPartitionRef.newBuilder().setTopic(topic)
+                        .setPartition(partition))));
+    }
+
+    @Test
+    void uncleanElectionGivesALeaderlessPartitionItsFirstLiveReplicaEvenOutOfTheIsr() {
+        ControllerHarness h = new ControllerHarness(false);
+        h.brokers(0, 1);
+        h.createTopic("t", 1, 2);
+        int last = h.partition("t", 0).getLeader();
+        int other = h.partition("t", 0).getReplicasList().stream().filter(r -> r != last).findFirst().orElseThrow();
+        h.fence(other);
+        h.fence(last);
+        assertEquals(-1, h.partition("t", 0).getLeader());
+        assertEquals(List.of(last), h.partition("t", 0).getIsrList(), "the last in-sync replica stays recorded");
+        assertEquals(Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE.code(),
+                ControllerHarness.itemError(elect(h, PartitionHandlers.UNCLEAN, "t", 0).response()));
+
+        h.unfence(other);
+        assertEquals(-1, h.partition("t", 0).getLeader(), "a replica out of the ISR does not lead on its own");
+        assertEquals(Errors.PREFERRED_LEADER_NOT_AVAILABLE.code(),
+                ControllerHarness.itemError(elect(h, 0, "t", 0).response()));
+        int epochBefore = h.partition("t", 0).getLeaderEpoch();
+        ControllerResult unclean = elect(h, PartitionHandlers.UNCLEAN, "t", 0);
+        assertEquals(Errors.NONE.code(), ControllerHarness.itemError(unclean.response()));
+        PartitionRecord after = h.partition("t", 0);
+        assertEquals(other, after.getLeader());
+        assertEquals(List.of(other), after.getIsrList());
+        assertEquals(epochBefore + 1, after.getLeaderEpoch(), "a new leader epoch, so the old one's tail is truncated");
+        assertEquals(Errors.ELECTION_NOT_NEEDED.code(),
+                ControllerHarness.itemError(elect(h, PartitionHandlers.UNCLEAN, "t", 0).response()));
+        assertEquals(Errors.UNKNOWN_TOPIC_OR_PARTITION.code(),
+                ControllerHarness.itemError(elect(h, PartitionHandlers.UNCLEAN, "t", 5).response()));
+    }
+
     private static ControllerCommand.Builder createWithMinIsr(String topic, int replicationFactor, String minIsr) {
         return ControllerCommand.newBuilder().setCreateTopics(CreateTopics.newBuilder().addTopics(
                 CreatableTopic.newBuilder().setName(topic).setNumPartitions(2).setReplicationFactor(replicationFactor)

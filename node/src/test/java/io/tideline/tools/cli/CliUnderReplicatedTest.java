@@ -139,12 +139,49 @@ class CliUnderReplicatedTest {
             assertEquals("admin: only one of --under-min-isr-partitions, --unavailable-partitions at a time",
                     two.singleErrorLine());
 
+            // An unclean election has no live replica to give solo's partition on the stopped node: one error
+            // line among Kafka's lines for the others, exit 1.
+            Result unclean = admin("--bootstrap-server", bootstrap, "leader-election", "--election-type", "unclean",
+                    "--all-topic-partitions");
+            assertEquals(1, unclean.exitCode(), unclean.toString());
+            assertTrue(unclean.outLines().get(0).startsWith("Valid replica already elected for partitions grown-0, "),
+                    unclean.out());
+            assertEquals(1, unclean.outLines().stream().filter(l -> l.startsWith(
+                    "Error completing leader election (UNCLEAN) for partition: solo-")
+                    && l.contains(": ELIGIBLE_LEADERS_NOT_AVAILABLE: ")).count(), unclean.out());
+            assertEquals("admin: 1 replica(s) could not be elected", unclean.singleErrorLine());
+
             // Two of three replicas are enough for min.insync.replicas=2: the tools keep working.
             Result more = produce("d\n", "--bootstrap-server", bootstrap, "--topic", "replicated", "--partition", "0");
             assertEquals(0, more.exitCode(), more.toString());
             Result read = consume("--bootstrap-server", bootstrap, "--topic", "replicated", "--partition", "0",
                     "--from-beginning", "--max-messages", "4");
             assertEquals(List.of("a", "b", "c", "d"), read.outLines(), read.toString());
+
+            // Node 3 comes back; once it is in sync again a preferred election gives placed-0 back to it.
+            cluster.restart(3);
+            Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).untilAsserted(() ->
+                    assertEquals("\tTopic: placed\tPartition: 0\tLeader: 1\tReplicas: 3,1\tIsr: 1,3",
+                            admin("--bootstrap-server", bootstrap, "topics", "--describe", "--topic", "placed")
+                                    .outLines().get(1)));
+            Result preferred = admin("--bootstrap-server", bootstrap, "leader-election", "--election-type", "PREFERRED",
+                    "--topic", "placed", "--partition", "0");
+            assertEquals(0, preferred.exitCode(), preferred.toString());
+            assertEquals(List.of("Successfully completed leader election (PREFERRED) for partitions placed-0"),
+                    preferred.outLines());
+            Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertTrue(
+                    admin("--bootstrap-server", bootstrap, "topics", "--describe", "--topic", "placed").outLines().get(1)
+                            .startsWith("\tTopic: placed\tPartition: 0\tLeader: 3\t")));
+            Result again = admin("--bootstrap-server", bootstrap, "--output", "json", "leader-election",
+                    "--election-type", "preferred", "--topic", "placed", "--partition", "0");
+            assertEquals(0, again.exitCode(), again.toString());
+            JsonObject election = JsonParser.parseString(again.out()).getAsJsonObject();
+            assertEquals("PREFERRED", election.get("electionType").getAsString());
+            assertEquals("ELECTION_NOT_NEEDED", election.getAsJsonArray("partitions").get(0).getAsJsonObject()
+                    .get("error").getAsString());
+            Result bad = admin("--bootstrap-server", bootstrap, "leader-election", "--election-type", "sometimes",
+                    "--all-topic-partitions");
+            assertEquals(2, bad.exitCode(), bad.toString());
         }
     }
 }

@@ -258,7 +258,13 @@ public final class ControllerClient implements AutoCloseable {
 
     /** Preferred leader election; an empty list means every partition. */
     public CompletableFuture<ControllerResponse> electLeaders(List<TopicPartitionRef> partitions) {
-        return submit(ControllerCommand.newBuilder().setElectLeaders(ElectLeaders.newBuilder().addAllPartitions(partitions)).build());
+        return electLeaders(partitions, 0);
+    }
+
+    /** Kafka's ElectionType {@code electionType}: 0 preferred, 1 unclean; an empty list means every partition. */
+    public CompletableFuture<ControllerResponse> electLeaders(List<TopicPartitionRef> partitions, int electionType) {
+        return submit(ControllerCommand.newBuilder().setElectLeaders(ElectLeaders.newBuilder()
+                .addAllPartitions(partitions).setElectionType(electionType)).build());
     }
 
     public CompletableFuture<ControllerResponse> reportFailedReplicas(int brokerId, long brokerEpoch, List<FailedReplica> replicas) {
