@@ -8,6 +8,9 @@ import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
 import io.tideline.common.time.Time;
 import io.tideline.proto.admin.AdminServiceGrpc.AdminServiceStub;
+import io.tideline.proto.admin.AlterTopicConfigsRequest;
+import io.tideline.proto.admin.AlterTopicConfigsResponse;
+import io.tideline.proto.admin.ConfigValue;
 import io.tideline.proto.admin.CreatePartitionsRequest;
 import io.tideline.proto.admin.ElectLeadersPartition;
 import io.tideline.proto.admin.ElectLeadersRequest;
@@ -119,6 +122,22 @@ public final class TidelineAdmin implements AutoCloseable {
         CreatePartitionsResponse response = callAnyBroker("CreatePartitions", AdminServiceStub::createPartitions,
                 request.build());
         return topicResults(List.copyOf(totalCounts.keySet()), response.getResultsList());
+    }
+
+    /**
+     * Kafka's incrementalAlterConfigs for one topic: sets {@code set}, removes the overrides named in
+     * {@code delete} (the broker default applies again). Validated as at create; takes effect on every
+     * broker without a restart (a retention change at the next retention pass).
+     */
+    public TopicResult alterTopicConfigs(String topic, Map<String, String> set, Collection<String> delete) {
+        AlterTopicConfigsRequest.Builder request = AlterTopicConfigsRequest.newBuilder().setTopic(topic)
+                .addAllDelete(delete);
+        set.forEach((k, v) -> request.addSet(ConfigValue.newBuilder().setKey(k).setValue(v)));
+        AlterTopicConfigsResponse response = callAnyBroker("AlterTopicConfigs", AdminServiceStub::alterTopicConfigs,
+                request.build());
+        Errors error = Errors.forCode(response.getErrorCode());
+        return new TopicResult(topic, error, response.getErrorMessage().isEmpty() && error != Errors.NONE
+                ? error.defaultMessage() : response.getErrorMessage());
     }
 
     /**

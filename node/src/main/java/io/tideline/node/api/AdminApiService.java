@@ -8,6 +8,8 @@ import io.tideline.node.config.TopicConfigs;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.node.metadata.TopicImage;
 import io.tideline.proto.admin.AdminServiceGrpc;
+import io.tideline.proto.admin.AlterTopicConfigsRequest;
+import io.tideline.proto.admin.AlterTopicConfigsResponse;
 import io.tideline.proto.admin.Assignment;
 import io.tideline.proto.admin.ConfigValue;
 import io.tideline.proto.admin.CreatePartitionsRequest;
@@ -33,6 +35,7 @@ import io.tideline.proto.admin.NewTopic;
 import io.tideline.proto.admin.PartitionDescription;
 import io.tideline.proto.admin.TopicDescription;
 import io.tideline.proto.admin.TopicResult;
+import io.tideline.proto.metadata.AlterConfigs;
 import io.tideline.proto.metadata.ConfigEntry;
 import io.tideline.proto.metadata.ControllerResponse;
 import io.tideline.proto.metadata.CreatableTopic;
@@ -115,6 +118,17 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
         controller.createPartitions(items).whenComplete((r, e) -> ClientApiService.respond(observer,
                 CreatePartitionsResponse.newBuilder().addAllResults(topicResults(
                         request.getTopicsList().stream().map(CreatePartitionsTopic::getName).toList(), r, e)).build()));
+    }
+
+    @Override
+    public void alterTopicConfigs(AlterTopicConfigsRequest request, StreamObserver<AlterTopicConfigsResponse> observer) {
+        AlterConfigs.Builder command = AlterConfigs.newBuilder().setTopic(request.getTopic())
+                .addAllDelete(request.getDeleteList());
+        request.getSetList().forEach(v -> command.addSet(ConfigEntry.newBuilder().setKey(v.getKey()).setValue(v.getValue())));
+        controller.alterConfigs(command.build()).whenComplete((r, e) -> ClientApiService.respond(observer,
+                AlterTopicConfigsResponse.newBuilder()
+                        .setErrorCode(e != null ? Errors.UNKNOWN_SERVER_ERROR.code() : r.getErrorCode())
+                        .setErrorMessage(e != null ? String.valueOf(e.getMessage()) : r.getErrorMessage()).build()));
     }
 
     @Override

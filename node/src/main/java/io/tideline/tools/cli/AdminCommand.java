@@ -73,7 +73,8 @@ public final class AdminCommand implements Callable<Integer> {
         CommandLine cmd = new CommandLine(admin)
                 .addSubcommand(new TopicsCommand(admin))
                 .addSubcommand(new DeleteRecordsCommand(admin))
-                .addSubcommand(new LeaderElectionCommand(admin));
+                .addSubcommand(new LeaderElectionCommand(admin))
+                .addSubcommand(new ConfigsCommand(admin));
         cmd.setCaseInsensitiveEnumValuesAllowed(true);
         return Cli.execute("admin", cmd, io, args);
     }

@@ -33,6 +33,13 @@ final class JsonOutput {
     record TopicList(List<String> topics) {
     }
 
+    /** {@code configs --describe}: each topic's overrides. */
+    record DescribedConfigs(List<TopicConfigs> topics) {
+    }
+
+    record TopicConfigs(String name, Map<String, String> configs) {
+    }
+
     /** {@code leader-election}: each partition's answer, NONE and ELECTION_NOT_NEEDED being successes. */
     record Election(String electionType, List<ElectedPartition> partitions) {
         static Election of(ElectionType type, List<ElectionResult> results) {

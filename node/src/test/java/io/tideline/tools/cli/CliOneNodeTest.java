@@ -223,6 +223,57 @@ class CliOneNodeTest {
     }
 
     @Test
+    void configsDescribeAndAlterATopicsOverridesAsKafkaConfigsDoes() {
+        Result created = admin("--bootstrap-server", bootstrap, "topics", "--create", "--topic", "cfg", "--partitions", "2",
+                "--replication-factor", "1", "--config", "retention.ms=1000");
+        assertEquals(0, created.exitCode(), created.toString());
+        assertEquals(List.of("Dynamic configs for topic cfg are:",
+                "  retention.ms=1000 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:retention.ms=1000}"),
+                admin("--bootstrap-server", bootstrap, "configs", "--describe", "--entity-type", "topics",
+                        "--entity-name", "cfg").outLines());
+
+        Result altered = admin("--bootstrap-server", bootstrap, "configs", "--alter", "--entity-type", "topics",
+                "--entity-name", "cfg", "--add-config", "retention.ms=5000,leader.replication.throttled.replicas=[0:1,1:1]");
+        assertEquals(0, altered.exitCode(), altered.toString());
+        assertEquals(List.of("Completed updating config for topic cfg."), altered.outLines());
+        // No restart: the broker's logs of the topic run with the new value (retention reads it at its next pass).
+        Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertEquals(5000L, cluster.node(1)
+                .logManager().getLog(new io.tideline.common.TopicPartition("cfg", 1)).orElseThrow().config().retentionMs()));
+        Result json = admin("--bootstrap-server", bootstrap, "--output", "json", "configs", "--describe",
+                "--entity-type", "topics", "--entity-name", "cfg");
+        JsonObject configs = JsonParser.parseString(json.out()).getAsJsonObject().getAsJsonArray("topics").get(0)
+                .getAsJsonObject().getAsJsonObject("configs");
+        assertEquals("5000", configs.get("retention.ms").getAsString());
+        assertEquals("0:1,1:1", configs.get("leader.replication.throttled.replicas").getAsString());
+
+        Result deleted = admin("--bootstrap-server", bootstrap, "configs", "--alter", "--entity-type", "topics",
+                "--entity-name", "cfg", "--delete-config", "retention.ms");
+        assertEquals(0, deleted.exitCode(), deleted.toString());
+        assertEquals(List.of("Dynamic configs for topic cfg are:", "  leader.replication.throttled.replicas=0:1,1:1 "
+                        + "sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:leader.replication.throttled.replicas=0:1,1:1}"),
+                admin("--bootstrap-server", bootstrap, "configs", "--describe", "--entity-type", "topics",
+                        "--entity-name", "cfg").outLines());
+
+        Result minIsr = admin("--bootstrap-server", bootstrap, "configs", "--alter", "--entity-type", "topics",
+                "--entity-name", "cfg", "--add-config", "min.insync.replicas=2");
+        assertEquals(1, minIsr.exitCode(), minIsr.toString());
+        assertTrue(minIsr.singleErrorLine().startsWith("admin: cannot alter the configs of topic 'cfg': INVALID_CONFIG: "
+                + "min.insync.replicas 2 is larger than the replication factor 1"), minIsr.err());
+        Result badValue = admin("--bootstrap-server", bootstrap, "configs", "--alter", "--entity-type", "topics",
+                "--entity-name", "cfg", "--add-config", "retention.ms=soon");
+        assertEquals(1, badValue.exitCode(), badValue.toString());
+        assertTrue(badValue.singleErrorLine().contains("INVALID_CONFIG"), badValue.err());
+        Result unknown = admin("--bootstrap-server", bootstrap, "configs", "--alter", "--entity-type", "topics",
+                "--entity-name", "nosuch", "--add-config", "retention.ms=1");
+        assertEquals(1, unknown.exitCode(), unknown.toString());
+        assertTrue(unknown.singleErrorLine().contains("UNKNOWN_TOPIC_OR_PARTITION"), unknown.err());
+        Result brokers = admin("--bootstrap-server", bootstrap, "configs", "--describe", "--entity-type", "brokers");
+        assertEquals(2, brokers.exitCode(), brokers.toString());
+        assertEquals("admin: --entity-type brokers is not supported yet: only topics have dynamic configs",
+                brokers.singleErrorLine());
+    }
+
+    @Test
     void describingAnUnknownTopicNamesIt() {
         Result r = admin("--bootstrap-server", bootstrap, "topics", "--describe", "--topic", "no-such-topic");
         assertEquals(1, r.exitCode(), r.toString());

@@ -5,6 +5,7 @@ import io.tideline.common.time.Time;
 import io.tideline.node.quorum.QuorumIds;
 import io.tideline.node.quorum.RatisErrors;
 import io.tideline.node.quorum.RatisMessages;
+import io.tideline.proto.metadata.AlterConfigs;
 import io.tideline.proto.metadata.AlterPartition;
 import io.tideline.proto.metadata.AlterReassignments;
 import io.tideline.proto.metadata.BrokerHeartbeat;
@@ -238,6 +239,11 @@ public final class ControllerClient implements AutoCloseable {
     public CompletableFuture<ControllerResponse> createTopics(List<CreatableTopic> topics, boolean validateOnly) {
         return submit(ControllerCommand.newBuilder().setCreateTopics(CreateTopics.newBuilder()
                 .addAllTopics(topics).setValidateOnly(validateOnly)).build());
+    }
+
+    /** Sets and deletes config overrides of one topic, validated as at create. */
+    public CompletableFuture<ControllerResponse> alterConfigs(AlterConfigs request) {
+        return submit(ControllerCommand.newBuilder().setAlterConfigs(request).build());
     }
 
     /** Raises the partition count of each topic to its {@code total_count}. */
