@@ -170,12 +170,16 @@ final class PartitionHandlers {
                     response.addResults(item.setErrorCode(Errors.INVALID_REPLICA_ASSIGNMENT.code()).setErrorMessage(invalid));
                     continue;
                 }
+                // From the current replicas, as Kafka does: a new target over one in progress turns replicas
+                // that were being added, and are not in it, into ones being removed. They stay until the new
+                // target is in sync, so the ISR (which may be only them) stays within the replicas.
+                List<Integer> current = p.getReplicasList();
                 List<Integer> adding = new ArrayList<>(replicas);
-                adding.removeAll(original);
-                List<Integer> removing = new ArrayList<>(original);
+                adding.removeAll(current);
+                List<Integer> removing = new ArrayList<>(current);
                 removing.removeAll(replicas);
-                // While in progress: the original replicas in order, then the ones being added.
-                LinkedHashSet<Integer> all = new LinkedHashSet<>(original);
+                // While in progress: the current replicas in order, then the ones being added.
+                LinkedHashSet<Integer> all = new LinkedHashSet<>(current);
                 all.addAll(adding);
                 List<Integer> isr = new ArrayList<>(p.getIsrList());
                 isr.retainAll(all);
