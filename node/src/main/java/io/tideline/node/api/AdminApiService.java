@@ -205,9 +205,8 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
     }
 
     private static TopicDescription describe(MetadataImage image, TopicImage t, int defaultMinInsyncReplicas) {
-        String minIsr = t.configs().get(TopicConfigs.MIN_IN_SYNC_REPLICAS_CONFIG);
         TopicDescription.Builder b = TopicDescription.newBuilder().setName(t.name()).setTopicId(t.id())
-                .setMinInsyncReplicas(minIsr == null ? defaultMinInsyncReplicas : Integer.parseInt(minIsr.trim()));
+                .setMinInsyncReplicas(TopicConfigs.minInsyncReplicas(t.configs(), defaultMinInsyncReplicas));
         t.configs().forEach((k, v) -> b.addConfigs(ConfigValue.newBuilder().setKey(k).setValue(v)));
         for (PartitionRecord p : t.partitions().values()) {
             PartitionDescription.Builder d = PartitionDescription.newBuilder()

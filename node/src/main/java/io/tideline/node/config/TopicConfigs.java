@@ -29,6 +29,15 @@ public final class TopicConfigs {
     public static final String MIN_IN_SYNC_REPLICAS_CONFIG = "min.insync.replicas";
     public static final int MIN_IN_SYNC_REPLICAS_DEFAULT = 1;
 
+    /**
+     * The min.insync.replicas a topic runs with: its override (validated when it was set), else
+     * {@code brokerDefault}.
+     */
+    public static int minInsyncReplicas(java.util.Map<String, String> configs, int brokerDefault) {
+        String value = configs.get(MIN_IN_SYNC_REPLICAS_CONFIG);
+        return value == null ? brokerDefault : Integer.parseInt(value.trim());
+    }
+
     public static final String UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG = "unclean.leader.election.enable";
     public static final boolean UNCLEAN_LEADER_ELECTION_ENABLE_DEFAULT = false;
 

@@ -273,12 +273,9 @@ final class TopicHandlers {
      * @return the error message, or null when the value fits
      */
     private static String minIsrAboveReplicas(Map<String, String> configs, int fewestReplicas) {
-        String value = configs.get(TopicConfigs.MIN_IN_SYNC_REPLICAS_CONFIG);
-        if (value == null || fewestReplicas == 0) {
-            return null;
-        }
-        int minIsr = Integer.parseInt(value.trim());
-        return minIsr <= fewestReplicas ? null : TopicConfigs.MIN_IN_SYNC_REPLICAS_CONFIG + " " + minIsr
+        // 0 when the topic sets none: the brokers' default is not known here.
+        int minIsr = TopicConfigs.minInsyncReplicas(configs, 0);
+        return fewestReplicas == 0 || minIsr <= fewestReplicas ? null : TopicConfigs.MIN_IN_SYNC_REPLICAS_CONFIG + " " + minIsr
                 + " is larger than the replication factor " + fewestReplicas
                 + ": acks=all produces could never be acknowledged";
     }

@@ -26,9 +26,7 @@ public final class PartitionSettingsResolver {
 
     public PartitionSettings resolve(TopicImage topic, int partition, int brokerId) {
         Map<String, String> configs = topic.configs();
-        int minIsr = configs.containsKey(TopicConfigs.MIN_IN_SYNC_REPLICAS_CONFIG)
-                ? Integer.parseInt(configs.get(TopicConfigs.MIN_IN_SYNC_REPLICAS_CONFIG).trim())
-                : brokerDefaults.minInsyncReplicas();
+        int minIsr = TopicConfigs.minInsyncReplicas(configs, brokerDefaults.minInsyncReplicas());
         OutOfRangePolicy policy = configs.containsKey(TopicConfigs.REPLICA_FETCH_OUT_OF_RANGE_POLICY_CONFIG)
                 ? OutOfRangePolicy.parse(configs.get(TopicConfigs.REPLICA_FETCH_OUT_OF_RANGE_POLICY_CONFIG))
                 : brokerDefaults.outOfRangePolicy();

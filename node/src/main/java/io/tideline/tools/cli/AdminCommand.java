@@ -2,6 +2,7 @@ package io.tideline.tools.cli;
 
 import io.tideline.client.ChannelFactory;
 import io.tideline.client.TidelineAdmin;
+import io.tideline.client.TopicResult;
 import io.tideline.common.time.Time;
 import java.nio.file.Path;
 import java.util.Map;
@@ -81,7 +82,7 @@ public final class AdminCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        throw CliException.usage("name a command: topics or delete-records (see --help)");
+        throw CliException.usage("name a command: topics, configs, leader-election or delete-records (see --help)");
     }
 
     boolean json() {
@@ -94,6 +95,30 @@ public final class AdminCommand implements Callable<Integer> {
             throw CliException.usage("missing required option --bootstrap-server");
         }
         return ClientSettings.admin(bootstrapServer, commandConfig);
+    }
+
+    /**
+     * The cluster's answer about one topic, as every topic-changing command gives it: the JSON line
+     * under --output json, and a failure as one line ({@code what}: the error) with exit 1.
+     */
+    void answer(TopicResult result, String what) {
+        if (json()) {
+            io.out().println(JsonOutput.write(JsonOutput.TopicOutcome.of(result)));
+        }
+        if (!result.isSuccess()) {
+            throw CliException.failed(what + ": " + result.error() + ": " + result.message());
+        }
+    }
+
+    /**
+     * Waits until {@code topic} shows {@code partitions} partitions with leaders, so a script may use it
+     * right away; warns (without failing) when they do not within default.api.timeout.ms.
+     */
+    void awaitLeaders(TidelineAdmin client, String topic, int partitions) {
+        String waiting = TopicCheck.awaitLeaders(client, topic, partitions, ClientSettings.apiTimeoutMs(settings()), time);
+        if (waiting != null) {
+            io.err().println("admin: WARN " + waiting);
+        }
     }
 
     /** An admin client for the options given; the caller closes it. */

@@ -2,7 +2,6 @@ package io.tideline.tools.cli;
 
 import io.tideline.client.TidelineAdmin;
 import io.tideline.client.TopicDescription;
-import io.tideline.client.TopicResult;
 import io.tideline.common.errors.Errors;
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -78,14 +77,8 @@ final class ConfigsCommand implements Callable<Integer> {
     }
 
     private int alter(TidelineAdmin client, Map<String, String> set, List<String> delete) {
-        TopicResult result = client.alterTopicConfigs(entityName, set, delete);
-        if (admin.json()) {
-            admin.io.out().println(JsonOutput.write(JsonOutput.TopicOutcome.of(result)));
-        }
-        if (!result.isSuccess()) {
-            throw CliException.failed("cannot alter the configs of topic '" + entityName + "': " + result.error() + ": "
-                    + result.message());
-        }
+        admin.answer(client.alterTopicConfigs(entityName, set, delete),
+                "cannot alter the configs of topic '" + entityName + "'");
         if (!admin.json()) {
             admin.io.out().println("Completed updating config for topic " + entityName + ".");
         }

@@ -5,7 +5,6 @@ import io.tideline.client.TopicDescription;
 import io.tideline.client.TopicDescription.PartitionDescription;
 import io.tideline.client.TopicResult;
 import io.tideline.common.errors.Errors;
-import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -180,22 +179,10 @@ final class TopicsCommand implements Callable<Integer> {
         Map<Integer, List<Integer>> assignment = replicaAssignment == null ? null : parseAssignment(replicaAssignment);
         TopicResult result = assignment == null ? client.createTopic(topic, partitions, replicationFactor, configs)
                 : client.createTopic(topic, assignment, configs);
-        int partitionCount = assignment == null ? partitions : assignment.size();
-        PrintStream out = admin.io.out();
-        if (admin.json()) {
-            out.println(JsonOutput.write(JsonOutput.TopicOutcome.of(result)));
-        }
-        if (!result.isSuccess()) {
-            throw CliException.failed("cannot create topic '" + topic + "': " + result.error() + ": "
-                    + result.message());
-        }
-        String waiting = TopicCheck.awaitLeaders(client, topic, partitionCount, ClientSettings.apiTimeoutMs(admin.settings()),
-                admin.time);
+        admin.answer(result, "cannot create topic '" + topic + "'");
+        admin.awaitLeaders(client, topic, assignment == null ? partitions : assignment.size());
         if (!admin.json()) {
-            out.println("Created topic " + topic + ".");
-        }
-        if (waiting != null) {
-            admin.io.err().println("admin: WARN " + waiting);
+            admin.io.out().println("Created topic " + topic + ".");
         }
         return Cli.EXIT_OK;
     }
@@ -268,31 +255,15 @@ final class TopicsCommand implements Callable<Integer> {
 
     /** More partitions; like Kafka's tool, silent on success. It returns once the new ones have leaders. */
     private int alter(TidelineAdmin client) {
-        TopicResult result = client.createPartitions(Map.of(topic, partitions)).get(topic);
-        if (admin.json()) {
-            admin.io.out().println(JsonOutput.write(JsonOutput.TopicOutcome.of(result)));
-        }
-        if (!result.isSuccess()) {
-            throw CliException.failed("cannot add partitions to topic '" + topic + "': " + result.error() + ": "
-                    + result.message());
-        }
-        String waiting = TopicCheck.awaitLeaders(client, topic, partitions, ClientSettings.apiTimeoutMs(admin.settings()),
-                admin.time);
-        if (waiting != null) {
-            admin.io.err().println("admin: WARN " + waiting);
-        }
+        admin.answer(client.createPartitions(Map.of(topic, partitions)).get(topic),
+                "cannot add partitions to topic '" + topic + "'");
+        admin.awaitLeaders(client, topic, partitions);
         return Cli.EXIT_OK;
     }
 
     /** Like Kafka's tool, prints nothing in text when the topic is gone (the JSON says so). */
     private int delete(TidelineAdmin client) {
-        TopicResult result = client.deleteTopics(List.of(topic)).get(topic);
-        if (admin.json()) {
-            admin.io.out().println(JsonOutput.write(JsonOutput.TopicOutcome.of(result)));
-        }
-        if (!result.isSuccess()) {
-            throw CliException.failed("cannot delete topic '" + topic + "': " + result.error() + ": " + result.message());
-        }
+        admin.answer(client.deleteTopics(List.of(topic)).get(topic), "cannot delete topic '" + topic + "'");
         return Cli.EXIT_OK;
     }
 
