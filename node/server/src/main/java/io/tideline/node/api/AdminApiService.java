@@ -45,7 +45,12 @@ import io.tideline.proto.metadata.ItemResult;
 import io.tideline.proto.metadata.PartitionRecord;
 import io.tideline.proto.metadata.ReplicaAssignment;
 import io.tideline.proto.metadata.TopicPartitionRef;
+import io.tideline.proto.admin.DescribeLogDirsRequest;
+import io.tideline.proto.admin.DescribeLogDirsResponse;
+import io.tideline.proto.admin.ExplainRetentionRequest;
+import io.tideline.proto.admin.ExplainRetentionResponse;
 import io.tideline.replication.server.ReplicaManager;
+import io.tideline.store.manager.LogManager;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -73,14 +78,16 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
     private final Supplier<MetadataImage> image;
     private final ReplicaManager replicaManager;
     private final ControllerClient controller;
+    private final LogDirsAdmin logDirs;
 
     public AdminApiService(int brokerId, Supplier<MetadataImage> image, ReplicaManager replicaManager,
-                           ControllerClient controller, int defaultMinInsyncReplicas) {
+                           ControllerClient controller, int defaultMinInsyncReplicas, LogManager logManager) {
         this.brokerId = brokerId;
         this.defaultMinInsyncReplicas = defaultMinInsyncReplicas;
         this.image = Objects.requireNonNull(image, "image");
         this.replicaManager = Objects.requireNonNull(replicaManager, "replicaManager");
         this.controller = Objects.requireNonNull(controller, "controller");
+        this.logDirs = new LogDirsAdmin(brokerId, image, logManager);
     }
 
     @Override
@@ -278,5 +285,15 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
             }
             ClientApiService.respond(observer, b.build());
         });
+    }
+
+    @Override
+    public void describeLogDirs(DescribeLogDirsRequest request, StreamObserver<DescribeLogDirsResponse> observer) {
+        ClientApiService.respond(observer, logDirs.describeLogDirs(request));
+    }
+
+    @Override
+    public void explainRetention(ExplainRetentionRequest request, StreamObserver<ExplainRetentionResponse> observer) {
+        ClientApiService.respond(observer, logDirs.explainRetention(request));
     }
 }
