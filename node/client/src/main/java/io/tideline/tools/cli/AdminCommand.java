@@ -86,7 +86,8 @@ public final class AdminCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        throw CliException.usage("name a command: topics, configs, leader-election, delete-records, log-dirs or explain-retention (see --help)");
+        throw CliException.usage("name a command: topics, configs, leader-election, delete-records, log-dirs or "
+                + "explain-retention (see --help)");
     }
 
     boolean json() {
