@@ -81,6 +81,7 @@ public final class TidelineAdmin implements AutoCloseable {
     private final Time time;
     private final BrokerChannels channels;
     private final MetadataManager metadata;
+    private final StorageCalls storage;
 
     public TidelineAdmin(Map<String, ?> configs) {
         this(configs, Time.SYSTEM, ChannelFactory.plaintext());
@@ -97,6 +98,7 @@ public final class TidelineAdmin implements AutoCloseable {
         this.channels = new BrokerChannels(Objects.requireNonNull(channelFactory, "channelFactory"),
                 config.socketConnectionSetupTimeoutMs());
         this.metadata = new MetadataManager(config.bootstrapServers(), channels, config.requestTimeoutMs());
+        this.storage = new StorageCalls(config, channels, metadata, this::describeCluster);
     }
 
     public TopicResult createTopic(String name, int partitions, int replicationFactor, Map<String, String> configs) {
@@ -300,6 +302,24 @@ public final class TidelineAdmin implements AutoCloseable {
         Map<TopicPartition, DeleteRecordsResult> ordered = new LinkedHashMap<>();
         beforeOffsets.keySet().forEach(tp -> ordered.put(tp, results.get(tp)));
         return ordered;
+    }
+
+    /**
+     * Kafka's describeLogDirs: each broker of {@code brokerIds} (empty: every registered broker) reports
+     * its own log dirs and the replicas in them of {@code topics} (empty: every topic), asked all at once.
+     * One entry per broker, by id; a broker that is not registered or does not answer comes back with its
+     * error (BROKER_NOT_AVAILABLE, REQUEST_TIMED_OUT) instead of failing the call.
+     */
+    public Map<Integer, BrokerLogDirs> describeLogDirs(Collection<Integer> brokerIds, Collection<String> topics) {
+        return storage.describeLogDirs(brokerIds, topics);
+    }
+
+    /**
+     * Why each segment of {@code tp}'s replica on {@code brokerId} (-1: the partition's leader) is still on
+     * disk, as of that broker's next retention pass (docs/behaviours.md B59). Errors are in the result.
+     */
+    public ReplicaRetention explainRetention(TopicPartition tp, int brokerId) {
+        return storage.explainRetention(tp, brokerId);
     }
 
     @Override

@@ -13,6 +13,7 @@ import io.tideline.store.dir.LogDirLock;
 import io.tideline.store.dir.MetaProperties;
 import io.tideline.store.log.DeleteRecordsResult;
 import io.tideline.store.log.Log;
+import io.tideline.store.retention.RetentionExplanation;
 import io.tideline.store.retention.SegmentDeleter;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -65,6 +66,8 @@ public final class LogManager implements AutoCloseable {
     private final List<Scheduler.Cancellable> tasks = new ArrayList<>();
     private volatile boolean started;
     private volatile boolean closed;
+    /** When the retention task was scheduled: its passes are due every interval from here. */
+    private volatile long retentionScheduledAtMs;
 
     public LogManager(StoreConfig config, String clusterId, int nodeId, Time time, Scheduler scheduler,
                       MetricRegistry metrics, Random random) {
@@ -100,6 +103,7 @@ public final class LogManager implements AutoCloseable {
         metrics.register(LogMetrics.OFFLINE_LOG_DIRECTORY_COUNT,
                 (com.codahale.metrics.Gauge<Integer>) offlineDirs::size);
         long retentionInterval = config.retentionCheckIntervalMs();
+        retentionScheduledAtMs = time.milliseconds();
         tasks.add(scheduler.schedule("kafka-log-retention", this::cleanupLogs, retentionInterval, retentionInterval));
         if (config.offsetCheckpointIntervalMs() > 0) {
             tasks.add(scheduler.schedule("kafka-recovery-point-checkpoint", this::checkpointRecoveryPointsAndHighWatermarks,
@@ -402,6 +406,54 @@ public final class LogManager implements AutoCloseable {
         return deletedFilesScanner.scan(logDirs());
     }
 
+
+    /** When the next scheduled retention pass is due (every log.retention.check.interval.ms). */
+    public long nextRetentionPassMs() {
+        return RetentionExplainer.nextPassMs(retentionScheduledAtMs, config.retentionCheckIntervalMs(),
+                time.milliseconds());
+    }
+
+    /**
+     * Why each segment of {@code tp}'s log is still on disk, as of the next retention pass (see
+     * {@link RetentionExplanation}); empty if this store has no log of {@code tp}.
+     */
+    public Optional<RetentionExplanation> explainRetention(TopicPartition tp) {
+        Log l = logs.get(tp);
+        LogDirectory d = logDirOf.get(tp);
+        if (l == null || d == null) {
+            return Optional.empty();
+        }
+        return Optional.of(RetentionExplainer.explain(l, d.path, deleter, time.milliseconds(), nextRetentionPassMs(),
+                config.retentionCheckIntervalMs()));
+    }
+
+    /**
+     * Every log dir with the replicas in it that {@code include} selects (Kafka's DescribeLogDirs). A
+     * failed dir is reported with KAFKA_STORAGE_ERROR and nothing in it.
+     */
+    public List<LogDirDescription> describeLogDirs(java.util.function.Predicate<TopicPartition> include) {
+        List<LogDirDescription> out = new ArrayList<>();
+        for (LogDirectory d : dirs) {
+            if (offlineDirs.contains(d.path)) {
+                out.add(new LogDirDescription(d.path, Errors.KAFKA_STORAGE_ERROR, List.of(), List.of()));
+                continue;
+            }
+            List<LogDirDescription.Replica> replicas = new ArrayList<>();
+            logDirOf.forEach((tp, dir) -> {
+                Log l = logs.get(tp);
+                if (dir == d && l != null && include.test(tp)) {
+                    long hw = l.highWatermark();
+                    long leo = l.logEndOffset();
+                    replicas.add(new LogDirDescription.Replica(tp, l.size(), Math.max(0, hw - leo), false,
+                            l.numberOfSegments(), l.logStartOffset(), leo, hw, deleter.pending(tp),
+                            deleter.heldOpen(tp)));
+                }
+            });
+            replicas.sort(java.util.Comparator.comparing(LogDirDescription.Replica::topicPartition));
+            out.add(new LogDirDescription(d.path, Errors.NONE, replicas, deletedFilesScanner.scan(List.of(d.path))));
+        }
+        return out;
+    }
 
     private void ensureStarted() {
         if (!started || closed) {

@@ -50,7 +50,12 @@ import io.tideline.proto.metadata.ItemResult;
 import io.tideline.proto.metadata.PartitionRecord;
 import io.tideline.proto.metadata.ReplicaAssignment;
 import io.tideline.proto.metadata.TopicPartitionRef;
+import io.tideline.proto.admin.DescribeLogDirsRequest;
+import io.tideline.proto.admin.DescribeLogDirsResponse;
+import io.tideline.proto.admin.ExplainRetentionRequest;
+import io.tideline.proto.admin.ExplainRetentionResponse;
 import io.tideline.replication.server.ReplicaManager;
+import io.tideline.store.manager.LogManager;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -79,16 +84,18 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
     private final ReplicaManager replicaManager;
     private final ControllerClient controller;
     private final BrokerConfigsApi brokerConfigs;
+    private final LogDirsAdmin logDirs;
 
     public AdminApiService(int brokerId, Supplier<MetadataImage> image, ReplicaManager replicaManager,
                            ControllerClient controller, int defaultMinInsyncReplicas,
-                           BrokerConfigResolver brokerConfigResolver) {
+                           BrokerConfigResolver brokerConfigResolver, LogManager logManager) {
         this.brokerId = brokerId;
         this.defaultMinInsyncReplicas = defaultMinInsyncReplicas;
         this.image = Objects.requireNonNull(image, "image");
         this.replicaManager = Objects.requireNonNull(replicaManager, "replicaManager");
         this.controller = Objects.requireNonNull(controller, "controller");
         this.brokerConfigs = new BrokerConfigsApi(brokerId, image, controller, brokerConfigResolver);
+        this.logDirs = new LogDirsAdmin(brokerId, image, logManager);
     }
 
     @Override
@@ -297,5 +304,15 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
             }
             ClientApiService.respond(observer, b.build());
         });
+    }
+
+    @Override
+    public void describeLogDirs(DescribeLogDirsRequest request, StreamObserver<DescribeLogDirsResponse> observer) {
+        ClientApiService.respond(observer, logDirs.describeLogDirs(request));
+    }
+
+    @Override
+    public void explainRetention(ExplainRetentionRequest request, StreamObserver<ExplainRetentionResponse> observer) {
+        ClientApiService.respond(observer, logDirs.explainRetention(request));
     }
 }

@@ -201,7 +201,7 @@ public final class TidelineNode implements AutoCloseable {
                 .addService(new ClientApiService(id, nodeConfig.clusterId(), this::image, replicaManager,
                         () -> quorumLeaderId()))
                 .addService(new AdminApiService(id, this::image, replicaManager, controllerClient,
-                        config.replication().minInsyncReplicas(), brokerConfigs))
+                        config.replication().minInsyncReplicas(), brokerConfigs, logManager))
                 .addService(new ReplicaFetchGrpcService(replicaManager))
                 .addService(health.getHealthService())
                 .addService(ProtoReflectionServiceV1.newInstance())
