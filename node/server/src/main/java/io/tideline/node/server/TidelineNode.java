@@ -19,6 +19,7 @@ import io.tideline.node.config.NodeConfig;
 import io.tideline.node.controller.ControllerSettings;
 import io.tideline.node.controller.client.ControllerClient;
 import io.tideline.node.metadata.MetadataImage;
+import io.tideline.node.quorum.LeaderBalancer;
 import io.tideline.node.quorum.QuorumServer;
 import io.tideline.node.replica.PartitionSettingsResolver;
 import io.tideline.node.replica.QuorumFailedReplicaReporter;
@@ -152,6 +153,9 @@ public final class TidelineNode implements AutoCloseable {
                     .clusterId(nodeConfig.clusterId())
                     .storageDir(nodeConfig.metadataLogDir())
                     .controllerSettings(new ControllerSettings(nodeConfig.uncleanLeaderElectionEnable()))
+                    .leaderBalance(new LeaderBalancer.Settings(nodeConfig.autoLeaderRebalanceEnable(),
+                            nodeConfig.leaderImbalancePerBrokerPercentage(),
+                            TimeUnit.SECONDS.toMillis(nodeConfig.leaderImbalanceCheckIntervalSeconds())))
                     .time(time)
                     .scheduler(scheduler)
                     .metrics(metrics)
