@@ -73,9 +73,13 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
     private final Supplier<MetadataImage> image;
     private final ReplicaManager replicaManager;
     private final ControllerClient controller;
+    private final ClusterDescriber cluster;
 
+    /** @param voters the metadata quorum's voters (controller.quorum.voters), for DescribeCluster */
     public AdminApiService(int brokerId, Supplier<MetadataImage> image, ReplicaManager replicaManager,
-                           ControllerClient controller, int defaultMinInsyncReplicas) {
+                           ControllerClient controller, int defaultMinInsyncReplicas, String clusterId,
+                           Map<Integer, java.net.InetSocketAddress> voters) {
+        this.cluster = new ClusterDescriber(brokerId, clusterId, voters, image, controller);
         this.brokerId = brokerId;
         this.defaultMinInsyncReplicas = defaultMinInsyncReplicas;
         this.image = Objects.requireNonNull(image, "image");
@@ -278,5 +282,13 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
             }
             ClientApiService.respond(observer, b.build());
         });
+    }
+
+    @Override
+    public void describeCluster(io.tideline.proto.admin.DescribeClusterRequest request,
+                                StreamObserver<io.tideline.proto.admin.DescribeClusterResponse> observer) {
+        cluster.describe(request).whenComplete((r, e) -> ClientApiService.respond(observer, e == null ? r
+                : io.tideline.proto.admin.DescribeClusterResponse.newBuilder().setErrorCode(Errors.UNKNOWN_SERVER_ERROR.code())
+                        .setErrorMessage(String.valueOf(e.getMessage())).build()));
     }
 }
