@@ -25,6 +25,9 @@
 #   node-i/logs, node-i/metadata   the node's log dir and metadata log dir
 #   node-i.properties              its generated config (the keys of `tideline server --config`)
 #   node-i.pid, node-i.log         its process id and its output (the previous run's in node-i.log.prev)
+# The generated configs shorten two of Kafka's intervals for a cluster on one machine: broker.heartbeat.interval.ms
+# (500) and leader.imbalance.check.interval.seconds (10, so leadership returns to a restarted node within seconds
+# instead of up to Kafka's 300 s); TIDELINE_NODE_PROPERTIES settings come after them and win.
 #
 # Environment (defaults in brackets):
 #   TIDELINE_CLUSTER_DIR [<repo>/data/cluster]   TIDELINE_CLIENT_PORT_BASE [9091]   TIDELINE_QUORUM_PORT_BASE [9191]
