@@ -14,6 +14,7 @@ import io.tideline.proto.metadata.QuorumStatus;
 import java.net.InetSocketAddress;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -72,7 +73,7 @@ final class ClusterDescriber {
         Errors error = r.getErrorCode() == Errors.NONE.code() ? Errors.UNKNOWN_SERVER_ERROR : Errors.forCode(r.getErrorCode());
         b.setErrorCode(error.code()).setErrorMessage(r.getErrorMessage().isEmpty() ? error.defaultMessage() : r.getErrorMessage())
                 .setControllerId(-1).setControllerTerm(-1).setCommittedOffset(-1).setAppliedOffset(local.offset());
-        addBrokers(b, local.brokers().values(), java.util.List.of());
+        addBrokers(b, local.brokers().values(), List.of());
         return b.build();
     }
 
