@@ -2,8 +2,9 @@
 # cluster.sh: a local Tideline cluster of N node processes (each broker + controller) on 127.0.0.1.
 #
 #   scripts/cluster.sh start [N]      start N nodes (default 3), building the jars if needed; waits until each serves
-#   scripts/cluster.sh status         each node (state, pid, client, quorum and metrics addresses), the controller,
-#                                     under-replicated partitions
+#   scripts/cluster.sh status         each node (state, pid, client, quorum and metrics addresses), then the
+#                                     cluster's view from `admin cluster --describe` (the controller, metadata
+#                                     offsets, broker states, fenced brokers) and under-replicated partitions
 #   scripts/cluster.sh stop [NODE]    SIGTERM to the nodes this script started (or to node NODE only), SIGKILL
 #                                     after a bound; no process left
 #   scripts/cluster.sh kill NODE      SIGKILL node NODE (a crash: its next start recovers its logs)
@@ -24,6 +25,9 @@
 #   node-i/logs, node-i/metadata   the node's log dir and metadata log dir
 #   node-i.properties              its generated config (the keys of `tideline server --config`)
 #   node-i.pid, node-i.log         its process id and its output (the previous run's in node-i.log.prev)
+# The generated configs shorten two of Kafka's intervals for a cluster on one machine: broker.heartbeat.interval.ms
+# (500) and leader.imbalance.check.interval.seconds (10, so leadership returns to a restarted node within seconds
+# instead of up to Kafka's 300 s); TIDELINE_NODE_PROPERTIES settings come after them and win.
 #
 # Environment (defaults in brackets):
 #   TIDELINE_CLUSTER_DIR [<repo>/data/cluster]   TIDELINE_CLIENT_PORT_BASE [9091]   TIDELINE_QUORUM_PORT_BASE [9191]
@@ -164,6 +168,9 @@ metrics.http.host=127.0.0.1
 metrics.http.port=$(metrics_port "$i")
 # Faster than Kafka's 2 s so that a local cluster is unfenced within a second of registering.
 broker.heartbeat.interval.ms=500
+# Kafka's 300 s would leave a restarted node without leaderships for up to five minutes; here a restart's
+# effect shows within seconds (docs/node.md, automatic leader balancing).
+leader.imbalance.check.interval.seconds=10
 EOF
     local extra
     for extra in ${TIDELINE_NODE_PROPERTIES:-}; do
@@ -379,21 +386,43 @@ cmd_logs() {
     cat "$log"
 }
 
-# The controller (the metadata quorum leader) as the node logs tell it: the running node whose latest
-# duties line says it started them.
-controller_from_logs() {
-    local i last best="" leader=""
-    for i in $(node_ids); do
-        live_pid "$i" > /dev/null || continue
-        last="$(grep -h "Controller duties st" "$DIR/node-$i.log" 2>/dev/null || true)"
-        last="${last##*$'\n'}"
-        # Lines start with their timestamp (yyyy-MM-dd HH:mm:ss.SSS), so the later one sorts last.
-        if [[ "$last" == *"Controller duties start"* && "${last:0:23}" > "$best" ]]; then
-            best="${last:0:23}"
-            leader="$i"
-        fi
-    done
-    echo "$leader"
+# The value of "Key: value" in a tab-separated line of `admin cluster --describe`.
+field() {
+    local line="$1" key="$2" tab=$'\t'
+    line="${line#*"$key: "}"
+    echo "${line%%"$tab"*}"
+}
+
+# The cluster's own view (`admin cluster --describe` through a serving node): the controller as the metadata
+# quorum's leader says, its metadata offsets, each broker's state, the fenced brokers. Always one line at least,
+# also when the quorum does not answer (no majority running): then the answering broker's view follows it.
+cluster_view() {
+    local bootstrap="$1" out err code=0 first line b state brokers="" fenced=""
+    err="$(mktemp)"
+    out="$("$ROOT/scripts/tideline" admin --bootstrap-server "$bootstrap" cluster --describe 2> "$err")" || code=$?
+    first="$(head -n 1 <<< "$out")"
+    if [[ "$first" != ClusterId:* ]]; then
+        echo "cluster view: unavailable ($(tail -n 1 "$err"))"
+        rm -f "$err"
+        return 0
+    fi
+    if ((code != 0)); then
+        echo "cluster view: the metadata quorum did not answer, so no controller; broker view only ($(tail -n 1 "$err" | sed 's/^admin: //'))"
+    else
+        echo "controller: node $(field "$first" Controller) (the metadata quorum leader, term $(field "$first" ControllerTerm))"
+        echo "metadata offset: $(field "$first" CommittedOffset) committed, $(field "$first" AppliedOffset) applied by the controller"
+    fi
+    rm -f "$err"
+    while IFS= read -r line; do
+        [[ "$line" == $'\t'Broker:* ]] || continue
+        b="$(field "$line" Broker)"
+        state="$(field "$line" State)"
+        brokers+="${brokers:+, }$b $state"
+        [[ "$(field "$line" MetadataOffset)" == - ]] || brokers+=" (applied $(field "$line" MetadataOffset))"
+        [[ "$state" == FENCED ]] && fenced+="${fenced:+ }$b"
+    done <<< "$out"
+    echo "brokers: ${brokers:-none registered}"
+    echo "fenced brokers: ${fenced:-none}"
 }
 
 has_admin_cli() {
@@ -434,11 +463,8 @@ cmd_status() {
         echo "cluster not running"
         return 0
     fi
-    local controller
-    controller="$(controller_from_logs)"
-    echo "controller: ${controller:+node }${controller:-unknown} (from the node logs)"
     if ((${#serving[@]} == 0)); then
-        echo "bootstrap server: none (no node serves)"
+        echo "cluster view: unavailable (no node serves)"
         return 0
     fi
     # A serving node: a paused one would hold the admin CLI until its timeout.
@@ -447,6 +473,7 @@ cmd_status() {
     echo "bootstrap server: $bootstrap"
     # The admin CLI reports these from the cluster's metadata once it exists.
     if has_admin_cli; then
+        cluster_view "$bootstrap"
         echo "under-replicated partitions:"
         "$ROOT/scripts/tideline" admin --bootstrap-server "$bootstrap" topics --describe --under-replicated-partitions \
             || echo "(admin CLI failed)"

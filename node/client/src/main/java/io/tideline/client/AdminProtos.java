@@ -64,6 +64,18 @@ final class AdminProtos {
         return new ClusterDescription(response.getClusterId(), response.getControllerId(), List.copyOf(brokers));
     }
 
+    static ClusterDescription fromProto(io.tideline.proto.admin.DescribeClusterResponse r) {
+        List<ClusterDescription.Broker> brokers = new ArrayList<>();
+        for (io.tideline.proto.admin.ClusterBroker b : r.getBrokersList()) {
+            brokers.add(new ClusterDescription.Broker(b.getId(), b.getHost(), b.getPort(), b.getRack(), b.getFenced(),
+                    b.getState(), b.getQuorumAddress(), b.getMetricsUrl(), b.getMetadataOffset(), b.getLastHeartbeatMs()));
+        }
+        brokers.sort((a, b) -> Integer.compare(a.id(), b.id()));
+        Errors error = Errors.forCode(r.getErrorCode());
+        return new ClusterDescription(r.getClusterId(), r.getControllerId(), List.copyOf(brokers), r.getControllerTerm(),
+                r.getCommittedOffset(), r.getAppliedOffset(), error, message(error, r.getErrorMessage()));
+    }
+
     /** The broker's message, or the error's default one; empty for NONE. */
     static String message(Errors error, String message) {
         if (error == Errors.NONE) {

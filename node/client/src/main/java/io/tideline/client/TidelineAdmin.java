@@ -67,6 +67,8 @@ public final class TidelineAdmin implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TidelineAdmin.class);
     /** A broker may wait request.timeout.ms itself (timeout_ms); the RPC deadline allows for the round trip. */
     private static final long RPC_SLACK_MS = 5_000;
+    /** How long a broker waits for the quorum in DescribeCluster: a leaderless quorum is news, not a hang. */
+    private static final int DESCRIBE_CLUSTER_QUORUM_WAIT_MS = 5_000;
     /** DeleteRecords answers after which the partition is retried on a fresh leader. */
     private static final Set<Errors> LEADER_ERRORS = Set.of(Errors.NOT_LEADER_OR_FOLLOWER, Errors.LEADER_NOT_AVAILABLE,
             Errors.FENCED_LEADER_EPOCH, Errors.UNKNOWN_LEADER_EPOCH, Errors.KAFKA_STORAGE_ERROR,
@@ -245,8 +247,21 @@ public final class TidelineAdmin implements AutoCloseable {
         return List.copyOf(out);
     }
 
-    /** Brokers, controller and cluster id, from a Metadata answer of any broker. */
+    /**
+     * The cluster as the metadata quorum's leader sees it, asked through any broker (DescribeCluster); a
+     * broker without that call (an older version) answers from its Metadata instead, without the quorum's
+     * view. A quorum that does not answer is not an exception: {@link ClusterDescription#error()} says so.
+     */
     public ClusterDescription describeCluster() {
+        try {
+            return AdminProtos.fromProto(callAnyBroker("DescribeCluster", AdminServiceStub::describeCluster,
+                    io.tideline.proto.admin.DescribeClusterRequest.newBuilder()
+                            .setTimeoutMs(Math.min(config.requestTimeoutMs(), DESCRIBE_CLUSTER_QUORUM_WAIT_MS)).build()));
+        } catch (TransportException e) {
+            if (e.status() != io.grpc.Status.Code.UNIMPLEMENTED) {
+                throw e;
+            }
+        }
         MetadataResponse response = anyBroker("Metadata", (address, target) -> {
             var stub = channels.client(address, config.requestTimeoutMs());
             return Rpc.await(Rpc.call(target, stub::metadata, MetadataRequest.getDefaultInstance()),

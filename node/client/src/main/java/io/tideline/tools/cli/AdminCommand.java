@@ -23,6 +23,7 @@ import picocli.CommandLine.ScopeType;
  * tideline admin --bootstrap-server 127.0.0.1:9092 delete-records --offset-json-file offsets.json
  * tideline admin --bootstrap-server 127.0.0.1:9092 log-dirs --describe [--broker-list 1,2] [--topic-list orders]
  * tideline admin --bootstrap-server 127.0.0.1:9092 explain-retention --topic orders --partition 0 [--broker 2]
+ * tideline admin --bootstrap-server 127.0.0.1:9092 cluster --describe
  * </pre>
  *
  * The options of this command ({@code --bootstrap-server}, {@code --command-config}, {@code --output})
@@ -30,7 +31,8 @@ import picocli.CommandLine.ScopeType;
  * server classes. Exit codes are {@link Cli}'s.
  */
 @Command(name = "admin", sortOptions = false, mixinStandardHelpOptions = false,
-        description = "Create, describe and list topics; delete records below an offset (DeleteRecords).")
+        description = "Topics, configs, leader election, DeleteRecords, log dirs, retention explained and the cluster's "
+                + "view, through the admin client.")
 public final class AdminCommand implements Callable<Integer> {
 
     /** Text for people, json (one document on one line) for scripts; shapes in docs/cli.md. */
@@ -79,15 +81,16 @@ public final class AdminCommand implements Callable<Integer> {
                 .addSubcommand(new LeaderElectionCommand(admin))
                 .addSubcommand(new ConfigsCommand(admin))
                 .addSubcommand(new LogDirsCommand(admin))
-                .addSubcommand(new ExplainRetentionCommand(admin));
+                .addSubcommand(new ExplainRetentionCommand(admin))
+                .addSubcommand(new ClusterCommand(admin));
         cmd.setCaseInsensitiveEnumValuesAllowed(true);
         return Cli.execute("admin", cmd, io, args);
     }
 
     @Override
     public Integer call() {
-        throw CliException.usage("name a command: topics, configs, leader-election, delete-records, log-dirs or "
-                + "explain-retention (see --help)");
+        throw CliException.usage("name a command: topics, configs, leader-election, delete-records, log-dirs, "
+                + "explain-retention or cluster (see --help)");
     }
 
     boolean json() {

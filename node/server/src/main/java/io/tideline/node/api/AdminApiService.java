@@ -50,6 +50,8 @@ import io.tideline.proto.metadata.ItemResult;
 import io.tideline.proto.metadata.PartitionRecord;
 import io.tideline.proto.metadata.ReplicaAssignment;
 import io.tideline.proto.metadata.TopicPartitionRef;
+import io.tideline.proto.admin.DescribeClusterRequest;
+import io.tideline.proto.admin.DescribeClusterResponse;
 import io.tideline.proto.admin.DescribeLogDirsRequest;
 import io.tideline.proto.admin.DescribeLogDirsResponse;
 import io.tideline.proto.admin.ExplainRetentionRequest;
@@ -59,6 +61,7 @@ import io.tideline.store.manager.LogManager;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.net.InetSocketAddress;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -85,10 +88,14 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
     private final ControllerClient controller;
     private final BrokerConfigsApi brokerConfigs;
     private final LogDirsAdmin logDirs;
+    private final ClusterDescriber cluster;
 
+    /** @param voters the metadata quorum's voters (controller.quorum.voters), for DescribeCluster */
     public AdminApiService(int brokerId, Supplier<MetadataImage> image, ReplicaManager replicaManager,
                            ControllerClient controller, int defaultMinInsyncReplicas,
-                           BrokerConfigResolver brokerConfigResolver, LogManager logManager) {
+                           BrokerConfigResolver brokerConfigResolver, LogManager logManager, String clusterId,
+                           Map<Integer, InetSocketAddress> voters) {
+        this.cluster = new ClusterDescriber(brokerId, clusterId, voters, image, controller);
         this.brokerId = brokerId;
         this.defaultMinInsyncReplicas = defaultMinInsyncReplicas;
         this.image = Objects.requireNonNull(image, "image");
@@ -314,5 +321,12 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
     @Override
     public void explainRetention(ExplainRetentionRequest request, StreamObserver<ExplainRetentionResponse> observer) {
         ClientApiService.respond(observer, logDirs.explainRetention(request));
+    }
+
+    @Override
+    public void describeCluster(DescribeClusterRequest request, StreamObserver<DescribeClusterResponse> observer) {
+        cluster.describe(request).whenComplete((r, e) -> ClientApiService.respond(observer, e == null ? r
+                : DescribeClusterResponse.newBuilder().setErrorCode(Errors.UNKNOWN_SERVER_ERROR.code())
+                        .setErrorMessage(String.valueOf(e.getMessage())).build()));
     }
 }

@@ -72,6 +72,15 @@ public final class NodeConfig extends AbstractConfig {
     public static final String METADATA_FETCH_INTERVAL_MS_CONFIG = "metadata.fetch.interval.ms";
     public static final long METADATA_FETCH_INTERVAL_MS_DEFAULT = 500L;
 
+    public static final String AUTO_LEADER_REBALANCE_ENABLE_CONFIG = "auto.leader.rebalance.enable";
+    public static final boolean AUTO_LEADER_REBALANCE_ENABLE_DEFAULT = true;
+
+    public static final String LEADER_IMBALANCE_PER_BROKER_PERCENTAGE_CONFIG = "leader.imbalance.per.broker.percentage";
+    public static final int LEADER_IMBALANCE_PER_BROKER_PERCENTAGE_DEFAULT = 10;
+
+    public static final String LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS_CONFIG = "leader.imbalance.check.interval.seconds";
+    public static final long LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS_DEFAULT = 300L;
+
     private static final ConfigDef CONFIG = new ConfigDef()
             .define(NODE_ID_CONFIG, INT, ConfigDef.NO_DEFAULT, Range.atLeast(0), HIGH,
                     "The id of this node, unique in the cluster. A controller's id must appear in "
@@ -114,7 +123,23 @@ public final class NodeConfig extends AbstractConfig {
             .define(METADATA_FETCH_INTERVAL_MS_CONFIG, LONG, METADATA_FETCH_INTERVAL_MS_DEFAULT, Range.atLeast(1),
                     LOW,
                     "How often a broker that is not a voter asks the quorum for a newer metadata image: a "
-                    + "committed change reaches such a broker within about this interval plus one round trip.");
+                    + "committed change reaches such a broker within about this interval plus one round trip.")
+            .define(AUTO_LEADER_REBALANCE_ENABLE_CONFIG, BOOLEAN, AUTO_LEADER_REBALANCE_ENABLE_DEFAULT, HIGH,
+                    "Whether the active controller moves leadership back to each partition's preferred (first) "
+                    + "replica on its own, every leader.imbalance.check.interval.seconds, for the brokers whose "
+                    + "leader imbalance is above leader.imbalance.per.broker.percentage. Without it, leadership "
+                    + "stays where failovers put it until an operator runs a preferred leader election.")
+            .define(LEADER_IMBALANCE_PER_BROKER_PERCENTAGE_CONFIG, INT, LEADER_IMBALANCE_PER_BROKER_PERCENTAGE_DEFAULT,
+                    Range.between(0, 100), HIGH,
+                    "The leader imbalance a broker may have before balancing acts, in percent: of the partitions "
+                    + "whose preferred replica is the broker, the share led by another broker or by none. Above "
+                    + "it, every such partition whose preferred replica is unfenced and in the ISR gets a "
+                    + "preferred election.")
+            .define(LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS_CONFIG, LONG, LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS_DEFAULT,
+                    Range.atLeast(1), HIGH,
+                    "How often the active controller checks the leader imbalance (the first check one interval "
+                    + "after the node starts). A broker back from a restart leads its partitions again at most "
+                    + "this long after it caught up.");
 
     private final int nodeId;
     private final Set<ProcessRole> roles;
@@ -127,6 +152,9 @@ public final class NodeConfig extends AbstractConfig {
     private final String brokerRack;
     private final long metadataSnapshotEntries;
     private final long metadataFetchIntervalMs;
+    private final boolean autoLeaderRebalanceEnable;
+    private final int leaderImbalancePerBrokerPercentage;
+    private final long leaderImbalanceCheckIntervalSeconds;
 
     /**
      * @throws ConfigException naming the key for a bad or missing value, or a broken cross-field rule
@@ -148,6 +176,9 @@ public final class NodeConfig extends AbstractConfig {
         this.brokerRack = getString(BROKER_RACK_CONFIG);
         this.metadataSnapshotEntries = getLong(METADATA_SNAPSHOT_ENTRIES_CONFIG);
         this.metadataFetchIntervalMs = getLong(METADATA_FETCH_INTERVAL_MS_CONFIG);
+        this.autoLeaderRebalanceEnable = getBoolean(AUTO_LEADER_REBALANCE_ENABLE_CONFIG);
+        this.leaderImbalancePerBrokerPercentage = getInt(LEADER_IMBALANCE_PER_BROKER_PERCENTAGE_CONFIG);
+        this.leaderImbalanceCheckIntervalSeconds = getLong(LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS_CONFIG);
         validate();
     }
 
@@ -263,6 +294,18 @@ public final class NodeConfig extends AbstractConfig {
 
     public long metadataFetchIntervalMs() {
         return metadataFetchIntervalMs;
+    }
+
+    public boolean autoLeaderRebalanceEnable() {
+        return autoLeaderRebalanceEnable;
+    }
+
+    public int leaderImbalancePerBrokerPercentage() {
+        return leaderImbalancePerBrokerPercentage;
+    }
+
+    public long leaderImbalanceCheckIntervalSeconds() {
+        return leaderImbalanceCheckIntervalSeconds;
     }
 
     @Override

@@ -53,7 +53,7 @@ final class BrokerHandlers {
         }
         records.add(MetadataRecord.newBuilder().setBrokerRegistration(BrokerRegistrationRecord.newBuilder()
                 .setBrokerId(cmd.getBrokerId()).setIncarnationId(cmd.getIncarnationId())
-                .addAllEndpoints(cmd.getEndpointsList()).setRack(cmd.getRack())
+                .addAllEndpoints(cmd.getEndpointsList()).setRack(cmd.getRack()).setMetricsUrl(cmd.getMetricsUrl())
                 .setBrokerEpoch(offset).setFenced(true)).build());
         return ControllerResult.of(ControllerResponse.newBuilder().setBrokerEpoch(offset).build(), records);
     }

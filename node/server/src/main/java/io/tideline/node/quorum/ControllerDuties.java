@@ -7,6 +7,7 @@ import io.tideline.node.metadata.MetadataImage;
 import io.tideline.node.metadata.TopicImage;
 import io.tideline.proto.metadata.BrokerHeartbeat;
 import io.tideline.proto.metadata.BrokerHeartbeatResponse;
+import io.tideline.proto.metadata.BrokerLiveness;
 import io.tideline.proto.metadata.BrokerRegistrationRecord;
 import io.tideline.proto.metadata.ControlledShutdown;
 import io.tideline.proto.metadata.ControllerCommand;
@@ -20,6 +21,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
@@ -114,6 +116,14 @@ public final class ControllerDuties implements AutoCloseable {
         return session != null;
     }
 
+    /**
+     * The last heartbeat of each broker that heartbeated to this leadership, sorted by broker id; empty
+     * while this node is not the ready leader. A lease granted at failover is not a heartbeat.
+     */
+    public synchronized List<BrokerLiveness> liveness() {
+        return session == null ? List.of() : List.copyOf(new TreeMap<>(session.lastHeartbeat).values());
+    }
+
     /** Commands submitted by the duties and not answered yet (tests wait for zero). */
     public int inFlightCommands() {
         return inFlight.get();
@@ -144,6 +154,8 @@ public final class ControllerDuties implements AutoCloseable {
             }
             long now = time.milliseconds();
             s.lastHeartbeatMs.put(b.getBrokerId(), now);
+            s.lastHeartbeat.put(b.getBrokerId(), BrokerLiveness.newBuilder().setBrokerId(b.getBrokerId())
+                    .setMetadataOffset(hb.getMetadataOffset()).setLastHeartbeatMs(now).build());
             resp.setFenced(b.getFenced());
             if (hb.getWantShutdown()) {
                 boolean movable = leadsMovablePartition(image, b.getBrokerId());
@@ -255,6 +267,7 @@ public final class ControllerDuties implements AutoCloseable {
     /** One leadership's soft state; answers of its commands only touch their own session. */
     private final class LeaderSession {
         final Map<Integer, Long> lastHeartbeatMs = new HashMap<>();
+        final Map<Integer, BrokerLiveness> lastHeartbeat = new HashMap<>();
         final Set<Integer> fenceInFlight = new HashSet<>();
         final Set<Integer> unfenceInFlight = new HashSet<>();
         final Set<Integer> shutdownInFlight = new HashSet<>();

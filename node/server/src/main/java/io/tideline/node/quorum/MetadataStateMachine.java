@@ -12,6 +12,7 @@ import io.tideline.proto.metadata.ControllerQuery;
 import io.tideline.proto.metadata.ControllerQueryResponse;
 import io.tideline.proto.metadata.ControllerResponse;
 import io.tideline.proto.metadata.IsrChangesQuery;
+import io.tideline.proto.metadata.QuorumStatus;
 import io.tideline.proto.metadata.MetadataRecord;
 import java.io.File;
 import java.io.IOException;
@@ -261,6 +262,20 @@ public final class MetadataStateMachine extends BaseStateMachine {
                 }
                 return b.build();
             }
+            case DESCRIBE_QUORUM -> {
+                ControllerDuties d = duties;
+                RaftServer.Division division = leader ? division() : null;
+                if (d == null || division == null) {
+                    return b.setErrorCode(Errors.NOT_CONTROLLER.code()).setErrorMessage(getId() + " is not the active controller").build();
+                }
+                return b.setQuorumStatus(QuorumStatus.newBuilder()
+                        .setLeaderId(QuorumIds.nodeId(getId()).orElse(-1))
+                        .setLeaderTerm(division.getInfo().getCurrentTerm())
+                        .setCommittedOffset(division.getRaftLog().getLastCommittedIndex())
+                        .setAppliedOffset(img.offset())
+                        .addAllBrokers(img.brokers().values())
+                        .addAllLiveness(d.liveness())).build();
+            }
             case ISR_CHANGES -> {
                 IsrChangesQuery q = query.getIsrChanges();
                 Optional<TopicImage> topic = img.topic(q.getTopic());
@@ -277,14 +292,19 @@ public final class MetadataStateMachine extends BaseStateMachine {
     }
 
     private boolean isLeader() {
+        RaftServer.Division d = division();
+        return d != null && d.getInfo().isLeader();
+    }
+
+    private RaftServer.Division division() {
         RaftServer server = getServer().getNow(null);
         if (server == null) {
-            return false;
+            return null;
         }
         try {
-            return server.getDivision(getGroupId()).getInfo().isLeader();
+            return server.getDivision(getGroupId());
         } catch (IOException e) {
-            return false;
+            return null;
         }
     }
 

@@ -63,6 +63,7 @@ public final class QuorumServer implements AutoCloseable {
     private final RaftPeerId peerId;
     private final MetadataStateMachine stateMachine;
     private final ControllerDuties duties;
+    private final LeaderBalancer balancer;
     private final ClientId localClientId = ClientId.randomId();
     private final AtomicLong callIds = new AtomicLong();
     private volatile RaftServer server;
@@ -77,6 +78,8 @@ public final class QuorumServer implements AutoCloseable {
         this.duties = new ControllerDuties(b.time, b.scheduler, b.heartbeatIntervalMs, b.sessionTimeoutMs,
                 stateMachine::image, this::isLeader, this::submitLocal);
         stateMachine.attachDuties(duties);
+        this.balancer = new LeaderBalancer(b.leaderBalance, b.time, b.scheduler, stateMachine::image,
+                () -> duties.active() && isLeader(), this::submitLocal);
     }
 
     public static Builder builder() {
@@ -108,6 +111,7 @@ public final class QuorumServer implements AutoCloseable {
         server = s;
         division = s.getDivision(group.getGroupId());
         duties.start();
+        balancer.start();
         metrics = new QuorumMetrics(config.metrics, stateMachine::image, this::isLeader);
         log.info("Metadata quorum voter {} started at {} (storage {}, voters {})", config.nodeId,
                 QuorumIds.hostPort(config.voters.get(config.nodeId)), config.storageDir, config.voters.keySet());
@@ -185,6 +189,10 @@ public final class QuorumServer implements AutoCloseable {
         return duties;
     }
 
+    public LeaderBalancer balancer() {
+        return balancer;
+    }
+
     /**
      * Takes a snapshot of the applied image now (on Ratis' apply thread, like an automatic one).
      *
@@ -238,6 +246,7 @@ public final class QuorumServer implements AutoCloseable {
 
     @Override
     public synchronized void close() {
+        balancer.close();
         duties.close();
         if (metrics != null) {
             metrics.close();
@@ -274,6 +283,7 @@ public final class QuorumServer implements AutoCloseable {
         private String clusterId;
         private Path storageDir;
         private ControllerSettings controllerSettings = ControllerSettings.DEFAULT;
+        private LeaderBalancer.Settings leaderBalance = LeaderBalancer.Settings.DEFAULT;
         private Time time = Time.SYSTEM;
         private Scheduler scheduler;
         private MetricRegistry metrics = new MetricRegistry();
@@ -315,6 +325,12 @@ public final class QuorumServer implements AutoCloseable {
 
         public Builder controllerSettings(ControllerSettings s) {
             this.controllerSettings = s;
+            return this;
+        }
+
+        /** auto.leader.rebalance.enable and its two companions. */
+        public Builder leaderBalance(LeaderBalancer.Settings s) {
+            this.leaderBalance = Objects.requireNonNull(s, "leaderBalance");
             return this;
         }
 
@@ -409,6 +425,7 @@ public final class QuorumServer implements AutoCloseable {
             c.clusterId = clusterId;
             c.storageDir = storageDir;
             c.controllerSettings = controllerSettings;
+            c.leaderBalance = leaderBalance;
             c.time = time;
             c.scheduler = scheduler;
             c.metrics = metrics;

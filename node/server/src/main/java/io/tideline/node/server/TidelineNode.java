@@ -20,6 +20,7 @@ import io.tideline.node.config.NodeConfig;
 import io.tideline.node.controller.ControllerSettings;
 import io.tideline.node.controller.client.ControllerClient;
 import io.tideline.node.metadata.MetadataImage;
+import io.tideline.node.quorum.LeaderBalancer;
 import io.tideline.node.quorum.QuorumServer;
 import io.tideline.node.replica.BrokerConfigApplier;
 import io.tideline.node.replica.PartitionSettingsResolver;
@@ -154,6 +155,9 @@ public final class TidelineNode implements AutoCloseable {
                     .clusterId(nodeConfig.clusterId())
                     .storageDir(nodeConfig.metadataLogDir())
                     .controllerSettings(new ControllerSettings(nodeConfig.uncleanLeaderElectionEnable()))
+                    .leaderBalance(new LeaderBalancer.Settings(nodeConfig.autoLeaderRebalanceEnable(),
+                            nodeConfig.leaderImbalancePerBrokerPercentage(),
+                            TimeUnit.SECONDS.toMillis(nodeConfig.leaderImbalanceCheckIntervalSeconds())))
                     .time(time)
                     .scheduler(scheduler)
                     .metrics(metrics)
@@ -201,7 +205,8 @@ public final class TidelineNode implements AutoCloseable {
                 .addService(new ClientApiService(id, nodeConfig.clusterId(), this::image, replicaManager,
                         () -> quorumLeaderId()))
                 .addService(new AdminApiService(id, this::image, replicaManager, controllerClient,
-                        config.replication().minInsyncReplicas(), brokerConfigs, logManager))
+                        config.replication().minInsyncReplicas(), brokerConfigs, logManager, nodeConfig.clusterId(),
+                        nodeConfig.voters()))
                 .addService(new ReplicaFetchGrpcService(replicaManager))
                 .addService(health.getHealthService())
                 .addService(ProtoReflectionServiceV1.newInstance())
@@ -218,7 +223,7 @@ public final class TidelineNode implements AutoCloseable {
 
         lifecycle.register(Endpoint.newBuilder().setName(config.advertisedListener().name())
                 .setHost(config.advertisedListener().host()).setPort(boundPort()).build(),
-                nodeConfig.brokerRack(), STARTUP_TIMEOUT_MS);
+                nodeConfig.brokerRack(), metricsUrl(), STARTUP_TIMEOUT_MS);
         followMetadata(nodeConfig);
         if (!lifecycle.awaitUnfenced(STARTUP_TIMEOUT_MS)) {
             throw new IllegalStateException("Node " + id + " was not unfenced within " + STARTUP_TIMEOUT_MS
@@ -226,6 +231,19 @@ public final class TidelineNode implements AutoCloseable {
         }
         health.setStatus("", ServingStatus.SERVING);
         log.info("Node {} is serving (broker epoch {})", id, lifecycle.brokerEpoch());
+    }
+
+    /** What the registration advertises; the bound port, so metrics.http.port=0 (tests) shows the real one. */
+    private String metricsUrl() {
+        if (metricsServer == null) {
+            return "";
+        }
+        String host = config.metricsHttpHost();
+        // A wildcard bind is reachable wherever the clients' listener is advertised.
+        if (host.isEmpty() || host.equals("0.0.0.0") || host.equals("::")) {
+            host = config.advertisedListener().host();
+        }
+        return "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + metricsServer.port() + "/metrics";
     }
 
     private void followMetadata(NodeConfig nodeConfig) {

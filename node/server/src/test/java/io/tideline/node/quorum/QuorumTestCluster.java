@@ -108,7 +108,10 @@ final class QuorumTestCluster implements AutoCloseable {
                 .heartbeatIntervalMs(2000)
                 .sessionTimeoutMs(9000)
                 .rpcTimeout(Duration.ofMillis(300), Duration.ofMillis(600))
-                .firstElectionTimeout(Duration.ofMillis(200), Duration.ofMillis(400));
+                .firstElectionTimeout(Duration.ofMillis(200), Duration.ofMillis(400))
+                // Off unless a test asks for it: these tests jump the mock clock by minutes and assert
+                // leaders that an automatic balancing round would move.
+                .leaderBalance(new LeaderBalancer.Settings(false, 10, 300_000L));
         customizer.accept(b);
         return b.build();
     }

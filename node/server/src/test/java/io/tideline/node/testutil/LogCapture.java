@@ -42,6 +42,14 @@ public final class LogCapture implements AutoCloseable {
         }
     }
 
+    /** Formatted messages of one logger, at any level that reached the root logger, oldest first. */
+    public List<String> messagesOf(Class<?> logger) {
+        synchronized (appender.list) {
+            return appender.list.stream().filter(e -> e.getLoggerName().equals(logger.getName()))
+                    .map(e -> e.getFormattedMessage()).collect(Collectors.toList());
+        }
+    }
+
     @Override
     public void close() {
         root.detachAppender(appender);

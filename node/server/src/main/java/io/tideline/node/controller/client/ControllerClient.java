@@ -20,6 +20,7 @@ import io.tideline.proto.metadata.CreatePartitions;
 import io.tideline.proto.metadata.CreatePartitionsItem;
 import io.tideline.proto.metadata.CreateTopics;
 import io.tideline.proto.metadata.DeleteTopics;
+import io.tideline.proto.metadata.DescribeQuorum;
 import io.tideline.proto.metadata.ElectLeaders;
 import io.tideline.proto.metadata.Endpoint;
 import io.tideline.proto.metadata.FailedReplica;
@@ -213,9 +214,15 @@ public final class ControllerClient implements AutoCloseable {
     /** Registers (or re-registers with a new incarnation); the response carries the broker epoch. */
     public CompletableFuture<ControllerResponse> registerBroker(int brokerId, String incarnationId, List<Endpoint> endpoints,
                                                                 String rack) {
+        return registerBroker(brokerId, incarnationId, endpoints, rack, "");
+    }
+
+    /** With the node's metrics endpoint ({@code http://host:port/metrics}, empty for none). */
+    public CompletableFuture<ControllerResponse> registerBroker(int brokerId, String incarnationId, List<Endpoint> endpoints,
+                                                                String rack, String metricsUrl) {
         return submit(ControllerCommand.newBuilder().setRegisterBroker(RegisterBroker.newBuilder()
                 .setBrokerId(brokerId).setIncarnationId(incarnationId).addAllEndpoints(endpoints)
-                .setRack(rack == null ? "" : rack)).build());
+                .setRack(rack == null ? "" : rack).setMetricsUrl(metricsUrl == null ? "" : metricsUrl)).build());
     }
 
     /**
@@ -293,6 +300,11 @@ public final class ControllerClient implements AutoCloseable {
     public CompletableFuture<ControllerQueryResponse> isrChanges(String topic, int partition) {
         return query(ControllerQuery.newBuilder().setIsrChanges(IsrChangesQuery.newBuilder()
                 .setTopic(topic).setPartition(partition)).build());
+    }
+
+    /** The Raft leader's own view: leader id and term, commit index, brokers and their last heartbeats. */
+    public CompletableFuture<ControllerQueryResponse> describeQuorum() {
+        return query(ControllerQuery.newBuilder().setDescribeQuorum(DescribeQuorum.getDefaultInstance()).build());
     }
 
     /** Stops new requests and retries, waits up to {@link #CLOSE_DRAIN_TIMEOUT} for those in Ratis, then closes. */
