@@ -39,6 +39,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -162,6 +163,30 @@ public final class TidelineAdmin implements AutoCloseable {
                     r.getErrorMessage().isEmpty() ? error.defaultMessage() : r.getErrorMessage()));
         }
         return results;
+    }
+
+    /**
+     * Kafka's alterPartitionReassignments (KIP-455): each partition moves to its target replicas (the first the
+     * preferred leader afterwards), or, for {@code Optional.empty()}, its reassignment in progress is cancelled
+     * and it goes back to the replicas it had. The move itself runs in the cluster: the call returns once the
+     * controller accepted it; {@link #listPartitionReassignments} shows it until the added replicas are in sync.
+     * One result per partition, in request order.
+     */
+    public Map<TopicPartition, ReassignmentResult> alterPartitionReassignments(
+            Map<TopicPartition, Optional<List<Integer>>> targets) {
+        var response = callAnyBroker("AlterPartitionReassignments", AdminServiceStub::alterPartitionReassignments,
+                ReassignmentProtos.alterRequest(targets));
+        return ReassignmentProtos.results(targets.keySet(), response);
+    }
+
+    /**
+     * The reassignments in progress among {@code partitions} (empty: every partition), sorted by topic and
+     * partition; a partition that is unknown or not moving is left out, as in Kafka.
+     */
+    public Map<TopicPartition, PartitionReassignment> listPartitionReassignments(Collection<TopicPartition> partitions) {
+        var response = callAnyBroker("ListPartitionReassignments", AdminServiceStub::listPartitionReassignments,
+                ReassignmentProtos.listRequest(partitions));
+        return ReassignmentProtos.ongoing(response);
     }
 
     /** One result per name, in request order. */

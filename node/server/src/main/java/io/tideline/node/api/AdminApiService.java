@@ -73,6 +73,7 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
     private final Supplier<MetadataImage> image;
     private final ReplicaManager replicaManager;
     private final ControllerClient controller;
+    private final ReassignmentsApi reassignments;
 
     public AdminApiService(int brokerId, Supplier<MetadataImage> image, ReplicaManager replicaManager,
                            ControllerClient controller, int defaultMinInsyncReplicas) {
@@ -81,6 +82,7 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
         this.image = Objects.requireNonNull(image, "image");
         this.replicaManager = Objects.requireNonNull(replicaManager, "replicaManager");
         this.controller = Objects.requireNonNull(controller, "controller");
+        this.reassignments = new ReassignmentsApi(image, controller);
     }
 
     @Override
@@ -278,5 +280,17 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
             }
             ClientApiService.respond(observer, b.build());
         });
+    }
+
+    @Override
+    public void alterPartitionReassignments(io.tideline.proto.admin.AlterPartitionReassignmentsRequest request,
+            StreamObserver<io.tideline.proto.admin.AlterPartitionReassignmentsResponse> observer) {
+        reassignments.alter(request).thenAccept(r -> ClientApiService.respond(observer, r));
+    }
+
+    @Override
+    public void listPartitionReassignments(io.tideline.proto.admin.ListPartitionReassignmentsRequest request,
+            StreamObserver<io.tideline.proto.admin.ListPartitionReassignmentsResponse> observer) {
+        ClientApiService.respond(observer, reassignments.list(request));
     }
 }
