@@ -75,14 +75,16 @@ public final class AdminCommand implements Callable<Integer> {
                 .addSubcommand(new TopicsCommand(admin))
                 .addSubcommand(new DeleteRecordsCommand(admin))
                 .addSubcommand(new LeaderElectionCommand(admin))
-                .addSubcommand(new ConfigsCommand(admin));
+                .addSubcommand(new ConfigsCommand(admin))
+                .addSubcommand(new ReassignPartitionsCommand(admin));
         cmd.setCaseInsensitiveEnumValuesAllowed(true);
         return Cli.execute("admin", cmd, io, args);
     }
 
     @Override
     public Integer call() {
-        throw CliException.usage("name a command: topics, configs, leader-election or delete-records (see --help)");
+        throw CliException.usage("name a command: topics, configs, leader-election, reassign-partitions or delete-records "
+                + "(see --help)");
     }
 
     boolean json() {
