@@ -54,6 +54,11 @@ public final class LogManager implements AutoCloseable {
     private final Map<TopicPartition, Log> logs = new ConcurrentHashMap<>();
     private final Map<TopicPartition, LogDirectory> logDirOf = new ConcurrentHashMap<>();
     private final Map<String, Map<String, ?>> topicOverrides = new ConcurrentHashMap<>();
+    /**
+     * The broker-level defaults every topic's overrides apply over: the static ones until
+     * {@link #updateDefaults} (dynamic broker configs) replaces them.
+     */
+    private volatile LogConfig defaults;
     private final List<LogDirectory> dirs = new ArrayList<>();
     /** Dirs that failed (I/O error, disk full): their logs are gone from this manager until a restart. */
     private final Set<Path> offlineDirs = ConcurrentHashMap.newKeySet();
@@ -71,6 +76,7 @@ public final class LogManager implements AutoCloseable {
         this.metrics = metrics;
         this.random = random;
         this.deleter = new SegmentDeleter(scheduler);
+        this.defaults = config.logConfigDefaults();
     }
 
     /** Locks, stamps and loads every log dir, then schedules retention and checkpoints. */
@@ -147,8 +153,8 @@ public final class LogManager implements AutoCloseable {
 
     private LogConfig logConfigFor(String topic) {
         Map<String, ?> overrides = topicOverrides.get(topic);
-        LogConfig defaults = config.logConfigDefaults();
-        return overrides == null ? defaults : defaults.withOverrides(overrides);
+        LogConfig current = defaults;
+        return overrides == null ? current : current.withOverrides(overrides);
     }
 
     /**
@@ -179,14 +185,43 @@ public final class LogManager implements AutoCloseable {
     }
 
     /** Sets a topic's overrides and applies them to its open logs (validated: INVALID_CONFIG if bad). */
-    public void updateTopicConfig(String topic, Map<String, ?> overrides) {
-        LogConfig newConfig = config.logConfigDefaults().withOverrides(overrides);
+    public synchronized void updateTopicConfig(String topic, Map<String, ?> overrides) {
+        LogConfig newConfig = defaults.withOverrides(overrides);
         topicOverrides.put(topic, Map.copyOf(overrides));
         for (Log l : logs.values()) {
             if (l.topicPartition().topic().equals(topic)) {
                 l.updateConfig(newConfig);
             }
         }
+    }
+
+    /**
+     * Replaces the broker-level defaults (dynamic broker configs) and applies them at once to every open
+     * log, under its topic's overrides: a topic without its own retention.ms follows the new default at
+     * the next retention pass, one with it keeps its own. Logs created later get them too.
+     *
+     * @throws io.tideline.common.config.ConfigException if a topic's overrides do not apply over them;
+     *                                                    nothing is changed then
+     */
+    public synchronized void updateDefaults(LogConfig newDefaults) {
+        Map<String, LogConfig> byTopic = new HashMap<>();
+        for (Log l : logs.values()) {
+            String topic = l.topicPartition().topic();
+            Map<String, ?> overrides = topicOverrides.get(topic);
+            byTopic.computeIfAbsent(topic, t -> overrides == null ? newDefaults : newDefaults.withOverrides(overrides));
+        }
+        defaults = newDefaults;
+        for (Log l : logs.values()) {
+            LogConfig c = byTopic.get(l.topicPartition().topic());
+            if (c != null) {
+                l.updateConfig(c);
+            }
+        }
+    }
+
+    /** The broker-level defaults in force (static, or as the last {@link #updateDefaults} set them). */
+    public LogConfig defaults() {
+        return defaults;
     }
 
     private LogDirectory leastLoadedDir() {

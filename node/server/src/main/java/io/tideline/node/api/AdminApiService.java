@@ -7,7 +7,12 @@ import io.tideline.node.controller.client.ControllerClient;
 import io.tideline.node.config.TopicConfigs;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.node.metadata.TopicImage;
+import io.tideline.node.config.BrokerConfigResolver;
 import io.tideline.proto.admin.AdminServiceGrpc;
+import io.tideline.proto.admin.AlterBrokerConfigsRequest;
+import io.tideline.proto.admin.AlterBrokerConfigsResponse;
+import io.tideline.proto.admin.DescribeBrokerConfigsRequest;
+import io.tideline.proto.admin.DescribeBrokerConfigsResponse;
 import io.tideline.proto.admin.AlterTopicConfigsRequest;
 import io.tideline.proto.admin.AlterTopicConfigsResponse;
 import io.tideline.proto.admin.Assignment;
@@ -74,15 +79,18 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
     private final ReplicaManager replicaManager;
     private final ControllerClient controller;
     private final ReassignmentsApi reassignments;
+    private final BrokerConfigsApi brokerConfigs;
 
     public AdminApiService(int brokerId, Supplier<MetadataImage> image, ReplicaManager replicaManager,
-                           ControllerClient controller, int defaultMinInsyncReplicas) {
+                           ControllerClient controller, int defaultMinInsyncReplicas,
+                           BrokerConfigResolver brokerConfigResolver) {
         this.brokerId = brokerId;
         this.defaultMinInsyncReplicas = defaultMinInsyncReplicas;
         this.image = Objects.requireNonNull(image, "image");
         this.replicaManager = Objects.requireNonNull(replicaManager, "replicaManager");
         this.controller = Objects.requireNonNull(controller, "controller");
         this.reassignments = new ReassignmentsApi(image, controller);
+        this.brokerConfigs = new BrokerConfigsApi(brokerId, image, controller, brokerConfigResolver);
     }
 
     @Override
@@ -131,6 +139,17 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
                 AlterTopicConfigsResponse.newBuilder()
                         .setErrorCode(e != null ? Errors.UNKNOWN_SERVER_ERROR.code() : r.getErrorCode())
                         .setErrorMessage(e != null ? String.valueOf(e.getMessage()) : r.getErrorMessage()).build()));
+    }
+
+    @Override
+    public void describeBrokerConfigs(DescribeBrokerConfigsRequest request,
+                                      StreamObserver<DescribeBrokerConfigsResponse> observer) {
+        brokerConfigs.describe(request, observer);
+    }
+
+    @Override
+    public void alterBrokerConfigs(AlterBrokerConfigsRequest request, StreamObserver<AlterBrokerConfigsResponse> observer) {
+        brokerConfigs.alter(request, observer);
     }
 
     @Override
