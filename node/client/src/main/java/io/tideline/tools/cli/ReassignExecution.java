@@ -59,11 +59,10 @@ final class ReassignExecution {
             ReassignThrottles throttles = new ReassignThrottles(client);
             topicThrottles = throttles.setTopicThrottles(moves);
             throttledBrokers = ReassignmentPlanner.brokersInvolved(moves);
-            // Broker-level dynamic configs are not there yet: the rates are each broker's static
-            // leader.replication.throttled.rate / follower.replication.throttled.rate (docs/cli.md).
-            admin.io.err().println("admin: WARN the throttled replicas are set on the topics; the rate is each "
-                    + "broker's configured leader.replication.throttled.rate and follower.replication.throttled.rate "
-                    + "(broker-level dynamic configs are not supported yet), not " + throttle + " B/s");
+            throttles.setBrokerRates(throttledBrokers, throttle);
+            if (text) {
+                out.println("The inter-broker throttle limit was set to " + throttle + " B/s");
+            }
         }
         Map<TopicPartition, Optional<List<Integer>>> request = new LinkedHashMap<>();
         targets.forEach((tp, replicas) -> request.put(tp, Optional.of(replicas)));

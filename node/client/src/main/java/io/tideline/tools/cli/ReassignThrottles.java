@@ -6,7 +6,9 @@ import io.tideline.common.TopicPartition;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -33,13 +35,13 @@ final class ReassignThrottles {
     Map<String, Map<String, String>> setTopicThrottles(Map<TopicPartition, ReassignmentPlanner.Move> moves) {
         Map<String, String> leader = ReassignmentPlanner.leaderThrottles(moves);
         Map<String, String> follower = ReassignmentPlanner.followerThrottles(moves);
-        Map<String, Map<String, String>> set = new java.util.TreeMap<>();
+        Map<String, Map<String, String>> set = new TreeMap<>();
         for (String topic : leader.keySet()) {
             Map<String, String> configs = Map.of(LEADER_REPLICAS, leader.get(topic),
                     FOLLOWER_REPLICAS, follower.getOrDefault(topic, ""));
             check(client.alterTopicConfigs(topic, configs, List.of()), "cannot set the throttled replicas of topic '"
                     + topic + "'");
-            set.put(topic, new java.util.TreeMap<>(configs));
+            set.put(topic, new TreeMap<>(configs));
         }
         return set;
     }
@@ -49,6 +51,22 @@ final class ReassignThrottles {
         for (String topic : new TreeSet<>(topics)) {
             check(client.alterTopicConfigs(topic, Map.of(), TOPIC_KEYS), "cannot clear the throttles of topic '"
                     + topic + "'");
+        }
+    }
+
+    /** Kafka's broker-level throttle: both rates set to {@code bytesPerSecond} on each broker, as dynamic configs. */
+    void setBrokerRates(Collection<Integer> brokers, long bytesPerSecond) {
+        Map<String, String> rates = Map.of(LEADER_RATE, Long.toString(bytesPerSecond),
+                FOLLOWER_RATE, Long.toString(bytesPerSecond));
+        for (int broker : new TreeSet<>(brokers)) {
+            client.alterBrokerConfigs(OptionalInt.of(broker), rates, List.of());
+        }
+    }
+
+    /** Removes both rates from each broker's dynamic configs (its static or default rate applies again). */
+    void clearBrokerRates(Collection<Integer> brokers) {
+        for (int broker : new TreeSet<>(brokers)) {
+            client.alterBrokerConfigs(OptionalInt.of(broker), Map.of(), List.of(LEADER_RATE, FOLLOWER_RATE));
         }
     }
 

@@ -81,20 +81,21 @@ final class ReassignVerification {
     /**
      * Kafka's rule: throttles are cleared only when no reassignment is in progress in the whole cluster (the
      * broker-level rates are shared by every move, so another reassignment still needs them), on every broker
-     * of the cluster and of the targets, and on every topic of the file. Prints Kafka's two lines.
+     * of the cluster, and on every topic of the file. Prints Kafka's two lines.
      */
     Cleared clearWhenIdle(Map<TopicPartition, List<Integer>> targets, Map<TopicPartition, PartitionReassignment> ongoing) {
         if (!ongoing.isEmpty()) {
             return new Cleared(false, List.of(), List.of());
         }
-        Set<Integer> brokers = new TreeSet<>(cluster.brokerIds());
-        targets.values().forEach(brokers::addAll);
+        // Kafka adds the targets' brokers to the cluster's; only registered brokers have configs to clear.
+        Set<Integer> brokers = cluster.brokerIds();
         Set<String> topics = new TreeSet<>();
         targets.keySet().forEach(tp -> topics.add(tp.topic()));
         ReassignThrottles throttles = new ReassignThrottles(client);
         if (!admin.json()) {
             admin.io.out().println(ReassignThrottles.brokersLine(brokers));
         }
+        throttles.clearBrokerRates(brokers);
         if (!admin.json()) {
             admin.io.out().println(ReassignThrottles.topicsLine(topics));
         }

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import io.tideline.client.ConfigEntry;
+import io.tideline.client.TidelineAdmin;
 import io.tideline.node.server.NodeTestCluster;
 import io.tideline.tools.cli.CliRun.Result;
 import java.nio.file.Files;
@@ -15,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -87,6 +90,14 @@ class CliReassignPartitionsTest {
                 .getAsJsonObject("configs");
     }
 
+    /** The broker's dynamic value of {@code key}, null when it has none. */
+    private String brokerRate(int broker, String key) {
+        try (TidelineAdmin client = new TidelineAdmin(Map.of("bootstrap.servers", bootstrap))) {
+            ConfigEntry e = client.describeBrokerConfigs(OptionalInt.of(broker)).get(key);
+            return e != null && e.source() == ConfigEntry.ConfigSource.DYNAMIC_BROKER_CONFIG ? e.value() : null;
+        }
+    }
+
     private String replicasLine(String topic) {
         return admin("--bootstrap-server", bootstrap, "topics", "--describe", "--topic", topic).outLines().get(1);
     }
@@ -106,10 +117,13 @@ class CliReassignPartitionsTest {
                         + "\"log_dirs\":[\"any\",\"any\",\"any\"]}]}", "",
                 "Save this to use as the --reassignment-json-file option during rollback",
                 ReassignExecution.RUN_VERIFY,
+                "The inter-broker throttle limit was set to 10000000 B/s",
                 "Successfully started partition reassignment for moved-0"), executed.outLines());
         JsonObject throttled = topicConfigs("moved");
         assertEquals("0:1,0:2,0:3", throttled.get("leader.replication.throttled.replicas").getAsString());
         assertEquals("0:4", throttled.get("follower.replication.throttled.replicas").getAsString());
+        assertEquals("10000000", brokerRate(1, "leader.replication.throttled.rate"));
+        assertEquals("10000000", brokerRate(3, "follower.replication.throttled.rate"));
 
         Result again = reassign("--execute", "--reassignment-json-file", plan);
         assertEquals(1, again.exitCode(), again.toString());
@@ -143,6 +157,10 @@ class CliReassignPartitionsTest {
         assertFalse(cleared.has("leader.replication.throttled.replicas"), cleared.toString());
         assertFalse(cleared.has("follower.replication.throttled.replicas"), cleared.toString());
         assertTrue(replicasLine("moved").contains("\tReplicas: 1,2,4\tIsr: "), replicasLine("moved"));
+        for (int broker = 1; broker <= 4; broker++) {
+            assertEquals(null, brokerRate(broker, "leader.replication.throttled.rate"), "broker " + broker);
+            assertEquals(null, brokerRate(broker, "follower.replication.throttled.rate"), "broker " + broker);
+        }
 
         JsonObject verified = JsonParser.parseString(reassignJson("--verify", "--reassignment-json-file", plan).out())
                 .getAsJsonObject();
