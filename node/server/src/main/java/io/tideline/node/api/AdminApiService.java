@@ -73,6 +73,8 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
     private final Supplier<MetadataImage> image;
     private final ReplicaManager replicaManager;
     private final ControllerClient controller;
+    private final ReplicaDescriber replicaDescriber;
+    private final ReplicaRebuilder replicaRebuilder;
 
     public AdminApiService(int brokerId, Supplier<MetadataImage> image, ReplicaManager replicaManager,
                            ControllerClient controller, int defaultMinInsyncReplicas) {
@@ -81,6 +83,8 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
         this.image = Objects.requireNonNull(image, "image");
         this.replicaManager = Objects.requireNonNull(replicaManager, "replicaManager");
         this.controller = Objects.requireNonNull(controller, "controller");
+        this.replicaDescriber = new ReplicaDescriber(brokerId, image, replicaManager, controller);
+        this.replicaRebuilder = new ReplicaRebuilder(brokerId, image, replicaManager);
     }
 
     @Override
@@ -278,5 +282,24 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
             }
             ClientApiService.respond(observer, b.build());
         });
+    }
+
+    @Override
+    public void describeReplicas(io.tideline.proto.admin.DescribeReplicasRequest request,
+                                 StreamObserver<io.tideline.proto.admin.DescribeReplicasResponse> observer) {
+        replicaDescriber.describe(request).whenComplete((r, e) -> {
+            if (e != null) {
+                log.error("DescribeReplicas failed", e);
+                observer.onError(io.grpc.Status.INTERNAL.withDescription(String.valueOf(e.getMessage())).asRuntimeException());
+                return;
+            }
+            ClientApiService.respond(observer, r);
+        });
+    }
+
+    @Override
+    public void rebuildReplica(io.tideline.proto.admin.RebuildReplicaRequest request,
+                               StreamObserver<io.tideline.proto.admin.RebuildReplicaResponse> observer) {
+        ClientApiService.respond(observer, replicaRebuilder.rebuild(request));
     }
 }
