@@ -31,6 +31,7 @@ import io.tideline.proto.admin.DeleteTopicsRequest;
 import io.tideline.proto.admin.DeleteTopicsResponse;
 import io.tideline.proto.admin.DescribeBrokerConfigsRequest;
 import io.tideline.proto.admin.DescribeBrokerConfigsResponse;
+import io.tideline.proto.admin.DescribeReplicasResponse;
 import io.tideline.proto.admin.DescribeTopicsRequest;
 import io.tideline.proto.admin.DescribeTopicsResponse;
 import io.tideline.proto.admin.ListTopicsRequest;
@@ -325,6 +326,38 @@ public final class TidelineAdmin implements AutoCloseable {
         Map<TopicPartition, DeleteRecordsResult> ordered = new LinkedHashMap<>();
         beforeOffsets.keySet().forEach(tp -> ordered.put(tp, results.get(tp)));
         return ordered;
+    }
+
+    /**
+     * Each partition's replicas with their states (IN_SYNC, LAGGING, FAILED, REBUILDING, OFFLINE), reasons and
+     * since-times, the leader's log bounds and the ISR change history (docs/replication.md, "Replica states").
+     * One answer per partition asked for, in order; an unknown partition comes back with
+     * UNKNOWN_TOPIC_OR_PARTITION, one whose leader is missing or did not answer with LEADER_NOT_AVAILABLE and
+     * what the other brokers knew. A broker that does not answer within request.timeout.ms makes its replicas
+     * OFFLINE; it does not fail the call.
+     *
+     * @throws TidelineClientException when no broker answered at all
+     */
+    public Map<TopicPartition, PartitionReplicas> describeReplicas(Collection<TopicPartition> partitions) {
+        DescribeReplicasResponse first = callAnyBroker("DescribeReplicas", AdminServiceStub::describeReplicas,
+                ReplicaStatesCall.request(partitions, false));
+        Set<String> topics = new LinkedHashSet<>();
+        partitions.forEach(tp -> topics.add(tp.topic()));
+        metadata.refresh(topics);
+        return new ReplicaStatesCall(channels, config.requestTimeoutMs(), RPC_SLACK_MS)
+                .run(partitions, first, metadata.current().brokers());
+    }
+
+    /**
+     * Rebuilds broker {@code brokerId}'s FAILED replica of {@code tp} in place: it truncates fully and copies
+     * the leader's log from its log start offset, then rejoins the ISR once caught up. Sent straight to that
+     * broker; returns once the rebuild has begun (follow it with {@link #describeReplicas}). Refusals are
+     * results (see {@link RebuildResult#error()}), never exceptions.
+     */
+    public RebuildResult rebuildReplica(TopicPartition tp, int brokerId) {
+        return ReplicaRebuildCall.run(tp, brokerId, metadata.refresh(List.of(tp.topic())), channels,
+                config.requestTimeoutMs(), RPC_SLACK_MS,
+                request -> callAnyBroker("RebuildReplica", AdminServiceStub::rebuildReplica, request));
     }
 
     @Override

@@ -80,6 +80,8 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
     private final ControllerClient controller;
     private final ReassignmentsApi reassignments;
     private final BrokerConfigsApi brokerConfigs;
+    private final ReplicaDescriber replicaDescriber;
+    private final ReplicaRebuilder replicaRebuilder;
 
     public AdminApiService(int brokerId, Supplier<MetadataImage> image, ReplicaManager replicaManager,
                            ControllerClient controller, int defaultMinInsyncReplicas,
@@ -91,6 +93,8 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
         this.controller = Objects.requireNonNull(controller, "controller");
         this.reassignments = new ReassignmentsApi(image, controller);
         this.brokerConfigs = new BrokerConfigsApi(brokerId, image, controller, brokerConfigResolver);
+        this.replicaDescriber = new ReplicaDescriber(brokerId, image, replicaManager, controller);
+        this.replicaRebuilder = new ReplicaRebuilder(brokerId, image, replicaManager);
     }
 
     @Override
@@ -311,5 +315,24 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
     public void listPartitionReassignments(io.tideline.proto.admin.ListPartitionReassignmentsRequest request,
             StreamObserver<io.tideline.proto.admin.ListPartitionReassignmentsResponse> observer) {
         ClientApiService.respond(observer, reassignments.list(request));
+    }
+
+    @Override
+    public void describeReplicas(io.tideline.proto.admin.DescribeReplicasRequest request,
+                                 StreamObserver<io.tideline.proto.admin.DescribeReplicasResponse> observer) {
+        replicaDescriber.describe(request).whenComplete((r, e) -> {
+            if (e != null) {
+                log.error("DescribeReplicas failed", e);
+                observer.onError(io.grpc.Status.INTERNAL.withDescription(String.valueOf(e.getMessage())).asRuntimeException());
+                return;
+            }
+            ClientApiService.respond(observer, r);
+        });
+    }
+
+    @Override
+    public void rebuildReplica(io.tideline.proto.admin.RebuildReplicaRequest request,
+                               StreamObserver<io.tideline.proto.admin.RebuildReplicaResponse> observer) {
+        ClientApiService.respond(observer, replicaRebuilder.rebuild(request));
     }
 }
