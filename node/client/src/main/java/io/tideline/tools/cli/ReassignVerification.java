@@ -1,6 +1,8 @@
 package io.tideline.tools.cli;
 
 import io.tideline.client.PartitionReassignment;
+import io.tideline.client.PartitionReplicas;
+import io.tideline.client.TidelineClientException;
 import io.tideline.client.TidelineAdmin;
 import io.tideline.common.TopicPartition;
 import java.io.PrintStream;
@@ -13,7 +15,7 @@ import java.util.TreeSet;
 
 /**
  * {@code reassign-partitions --verify}: Kafka's status lines per partition of the file, the progress of each
- * replica being added (a Tideline addition), and the clearing of the throttles once no reassignment is in
+ * replica being added (a Tideline addition, from describeReplicas), and the clearing of the throttles once no reassignment is in
  * progress anywhere in the cluster (docs/behaviours.md).
  */
 final class ReassignVerification {
@@ -45,14 +47,17 @@ final class ReassignVerification {
         lines.add("Status of partition reassignment:");
         Map<TopicPartition, List<Integer>> sorted = new TreeMap<>(ReassignmentJson.ORDER);
         sorted.putAll(targets);
+        Map<TopicPartition, PartitionReplicas> progress = progress(sorted.keySet().stream()
+                .filter(ongoing::containsKey).toList());
         for (Map.Entry<TopicPartition, List<Integer>> e : sorted.entrySet()) {
             TopicPartition tp = e.getKey();
             List<Integer> target = e.getValue();
             PartitionReassignment moving = ongoing.get(tp);
             if (moving != null) {
                 lines.add("Reassignment of partition " + tp + " is still in progress.");
+                lines.addAll(ReplicaProgress.lines(progress.get(tp), moving.addingReplicas(), now));
                 verified.add(new ReassignOutput.Verified(tp.topic(), tp.partition(), IN_PROGRESS, moving.replicas(),
-                        target, List.of()));
+                        target, ReplicaProgress.json(progress.get(tp), moving.addingReplicas(), now)));
             } else if (current.get(tp).equals(target)) {
                 lines.add("Reassignment of partition " + tp + " is completed.");
                 verified.add(new ReassignOutput.Verified(tp.topic(), tp.partition(), COMPLETED, current.get(tp),
@@ -76,6 +81,25 @@ final class ReassignVerification {
                     cleared.brokers(), cleared.topics())));
         }
         return Cli.EXIT_OK;
+    }
+
+    /**
+     * The replica states of the partitions in progress, in one describeReplicas call. The progress lines are an
+     * addition to Kafka's: when no broker could describe them, each adding replica says why instead of failing
+     * the verification.
+     */
+    private Map<TopicPartition, PartitionReplicas> progress(List<TopicPartition> inProgress) {
+        if (inProgress.isEmpty()) {
+            return Map.of();
+        }
+        try {
+            return client.describeReplicas(inProgress);
+        } catch (TidelineClientException e) {
+            Map<TopicPartition, PartitionReplicas> unknown = new TreeMap<>(ReassignmentJson.ORDER);
+            inProgress.forEach(tp -> unknown.put(tp, new PartitionReplicas(tp, e.error(), Cli.firstLine(e.getMessage()),
+                    -1, -1, -1, -1, -1, List.of(), List.of())));
+            return unknown;
+        }
     }
 
     /**

@@ -42,7 +42,7 @@ final class ReplicaProgress {
                 out.add(new Json(broker, "UNKNOWN", missingReason(partition), -1, -1, 0, -1, -1));
                 continue;
             }
-            long left = r.estimatedMillisLeft();
+            long left = stopped(r) ? -1 : r.estimatedMillisLeft();
             out.add(new Json(broker, r.state().name(), r.reason() == null ? "" : r.reason(), r.lagOffsets(),
                     r.lagBytes(), r.catchUpBytesPerSecond(), left, left < 0 ? -1 : nowMs + left));
         }
@@ -51,7 +51,7 @@ final class ReplicaProgress {
 
     static String line(ReplicaDescription r, long nowMs) {
         String head = "  Replica " + r.brokerId() + ": ";
-        if (r.state() == ReplicaState.OFFLINE || r.state() == ReplicaState.FAILED) {
+        if (stopped(r)) {
             return head + r.state() + (r.reason() == null || r.reason().isEmpty() ? "" : " (" + r.reason() + ")")
                     + ", not catching up.";
         }
@@ -65,6 +65,11 @@ final class ReplicaProgress {
         }
         return behind + ", catching up at " + Math.round(r.catchUpBytesPerSecond()) + " bytes/s, about "
                 + Duration.ofMillis(left) + " left (around " + Instant.ofEpochMilli(nowMs + left) + ").";
+    }
+
+    /** OFFLINE and FAILED replicas report no lag (nothing is known of their log), which is not "caught up". */
+    private static boolean stopped(ReplicaDescription r) {
+        return r.state() == ReplicaState.OFFLINE || r.state() == ReplicaState.FAILED;
     }
 
     private static ReplicaDescription find(PartitionReplicas partition, int broker) {

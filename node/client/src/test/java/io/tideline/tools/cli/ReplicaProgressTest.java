@@ -41,6 +41,10 @@ class ReplicaProgressTest {
     void anOfflineReplicaSaysWhy() {
         ReplicaDescription offline = replica(4, ReplicaState.OFFLINE, "broker 4 is fenced", -1, 0, 0, 0);
         assertEquals("  Replica 4: OFFLINE (broker 4 is fenced), not catching up.", ReplicaProgress.line(offline, NOW));
+        // No lag is known of it, which must not read as caught up.
+        ReplicaProgress.Json json = ReplicaProgress.json(partition(offline), List.of(4), NOW).get(0);
+        assertEquals(-1, json.estimatedMillisLeft());
+        assertEquals(-1, json.estimatedCompletionMs());
     }
 
     @Test

@@ -102,6 +102,17 @@ class CliReassignPartitionsTest {
         return admin("--bootstrap-server", bootstrap, "topics", "--describe", "--topic", topic).outLines().get(1);
     }
 
+    /**
+     * The partition's replicas as a broker describes them: a change the controller committed reaches each
+     * broker's image a moment later, so this waits (bounded) for it.
+     */
+    private void awaitReplicas(String topic, String replicas) {
+        Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
+            String line = replicasLine(topic);
+            assertTrue(line.contains("\tReplicas: " + replicas + "\t"), line);
+        });
+    }
+
     @Test
     void executeVerifyListMoveAPartitionAndVerifyClearsTheThrottlesOnlyOnceItIsComplete() throws Exception {
         createOn123("moved");
@@ -109,7 +120,40 @@ class CliReassignPartitionsTest {
                 "--acks", "all").exitCode());
         String plan = file("moved.json", MOVE_TO_124.formatted("moved"));
         cluster.stop(4); // the move cannot complete until broker 4 is back
+        try {
+            executeAndVerifyWhileBroker4IsStopped(plan);
+        } finally {
+            cluster.restart(4);
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(300)).until(() ->
+                reassign("--list").out().equals("No partition reassignments found.\n"));
+        Result completed = reassign("--verify", "--reassignment-json-file", plan);
+        assertEquals(0, completed.exitCode(), completed.toString());
+        assertEquals(List.of("Status of partition reassignment:", "Reassignment of partition moved-0 is completed.", "",
+                "Clearing broker-level throttles on brokers 1,2,3,4", "Clearing topic-level throttles on topic moved"),
+                completed.outLines());
+        // Committed by the controller; each broker's image has it a moment later.
+        Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
+            JsonObject cleared = topicConfigs("moved");
+            assertFalse(cleared.has("leader.replication.throttled.replicas"), cleared.toString());
+            assertFalse(cleared.has("follower.replication.throttled.replicas"), cleared.toString());
+            for (int broker = 1; broker <= 4; broker++) {
+                assertEquals(null, brokerRate(broker, "leader.replication.throttled.rate"), "broker " + broker);
+                assertEquals(null, brokerRate(broker, "follower.replication.throttled.rate"), "broker " + broker);
+            }
+        });
+        awaitReplicas("moved", "1,2,4");
+        JsonObject verified = JsonParser.parseString(reassignJson("--verify", "--reassignment-json-file", plan).out())
+                .getAsJsonObject();
+        assertEquals("COMPLETED", verified.getAsJsonArray("partitions").get(0).getAsJsonObject().get("status")
+                .getAsString());
+        assertFalse(verified.get("reassignmentsInProgress").getAsBoolean());
+        assertTrue(verified.get("throttlesCleared").getAsBoolean());
+        assertEquals("[\"moved\"]", verified.get("clearedTopics").toString());
+    }
 
+    /** Execute, the second execute refused, list and verify while the move cannot complete. */
+    private void executeAndVerifyWhileBroker4IsStopped(String plan) {
         Result executed = reassign("--execute", "--reassignment-json-file", plan, "--throttle", "10000000");
         assertEquals(0, executed.exitCode(), executed.toString());
         assertEquals(List.of("Current partition replica assignment", "",
@@ -119,11 +163,14 @@ class CliReassignPartitionsTest {
                 ReassignExecution.RUN_VERIFY,
                 "The inter-broker throttle limit was set to 10000000 B/s",
                 "Successfully started partition reassignment for moved-0"), executed.outLines());
-        JsonObject throttled = topicConfigs("moved");
-        assertEquals("0:1,0:2,0:3", throttled.get("leader.replication.throttled.replicas").getAsString());
-        assertEquals("0:4", throttled.get("follower.replication.throttled.replicas").getAsString());
-        assertEquals("10000000", brokerRate(1, "leader.replication.throttled.rate"));
-        assertEquals("10000000", brokerRate(3, "follower.replication.throttled.rate"));
+        awaitReplicas("moved", "1,2,3,4"); // the answering broker's image has the move
+        Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
+            JsonObject throttled = topicConfigs("moved");
+            assertEquals("0:1,0:2,0:3", throttled.get("leader.replication.throttled.replicas").getAsString());
+            assertEquals("0:4", throttled.get("follower.replication.throttled.replicas").getAsString());
+            assertEquals("10000000", brokerRate(1, "leader.replication.throttled.rate"));
+            assertEquals("10000000", brokerRate(3, "follower.replication.throttled.rate"));
+        });
 
         Result again = reassign("--execute", "--reassignment-json-file", plan);
         assertEquals(1, again.exitCode(), again.toString());
@@ -142,33 +189,19 @@ class CliReassignPartitionsTest {
         assertEquals(List.of("Status of partition reassignment:", "Reassignment of partition moved-0 is still in progress."),
                 inProgress.outLines().subList(0, 2));
         assertFalse(inProgress.out().contains("Clearing"), inProgress.out());
+        // The replica being added is on the stopped broker: it reports why it is not catching up.
+        assertTrue(inProgress.outLines().get(2).startsWith("  Replica 4: OFFLINE"), inProgress.out());
+        assertTrue(inProgress.outLines().get(2).endsWith(", not catching up."), inProgress.out());
+        JsonObject progress = JsonParser.parseString(reassignJson("--verify", "--reassignment-json-file", plan).out())
+                .getAsJsonObject();
+        assertTrue(progress.get("reassignmentsInProgress").getAsBoolean());
+        JsonObject adding = progress.getAsJsonArray("partitions").get(0).getAsJsonObject()
+                .getAsJsonArray("addingReplicas").get(0).getAsJsonObject();
+        assertEquals(4, adding.get("brokerId").getAsInt());
+        assertEquals("OFFLINE", adding.get("state").getAsString());
+        assertEquals(-1, adding.get("estimatedCompletionMs").getAsLong());
         assertEquals("0:4", topicConfigs("moved").get("follower.replication.throttled.replicas").getAsString(),
                 "throttles stay while the move is in progress");
-
-        cluster.restart(4);
-        Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(300)).until(() ->
-                reassign("--list").out().equals("No partition reassignments found.\n"));
-        Result completed = reassign("--verify", "--reassignment-json-file", plan);
-        assertEquals(0, completed.exitCode(), completed.toString());
-        assertEquals(List.of("Status of partition reassignment:", "Reassignment of partition moved-0 is completed.", "",
-                "Clearing broker-level throttles on brokers 1,2,3,4", "Clearing topic-level throttles on topic moved"),
-                completed.outLines());
-        JsonObject cleared = topicConfigs("moved");
-        assertFalse(cleared.has("leader.replication.throttled.replicas"), cleared.toString());
-        assertFalse(cleared.has("follower.replication.throttled.replicas"), cleared.toString());
-        assertTrue(replicasLine("moved").contains("\tReplicas: 1,2,4\tIsr: "), replicasLine("moved"));
-        for (int broker = 1; broker <= 4; broker++) {
-            assertEquals(null, brokerRate(broker, "leader.replication.throttled.rate"), "broker " + broker);
-            assertEquals(null, brokerRate(broker, "follower.replication.throttled.rate"), "broker " + broker);
-        }
-
-        JsonObject verified = JsonParser.parseString(reassignJson("--verify", "--reassignment-json-file", plan).out())
-                .getAsJsonObject();
-        assertEquals("COMPLETED", verified.getAsJsonArray("partitions").get(0).getAsJsonObject().get("status")
-                .getAsString());
-        assertFalse(verified.get("reassignmentsInProgress").getAsBoolean());
-        assertTrue(verified.get("throttlesCleared").getAsBoolean());
-        assertEquals("[\"moved\"]", verified.get("clearedTopics").toString());
     }
 
     @Test
@@ -178,14 +211,14 @@ class CliReassignPartitionsTest {
         cluster.stop(4);
         try {
             assertEquals(0, reassign("--execute", "--reassignment-json-file", plan).exitCode());
-            assertTrue(replicasLine("stuck").contains("\tReplicas: 1,2,3,4\t"), replicasLine("stuck"));
+            awaitReplicas("stuck", "1,2,3,4");
 
             Result cancelled = reassign("--cancel", "--reassignment-json-file", plan);
             assertEquals(0, cancelled.exitCode(), cancelled.toString());
             assertEquals(List.of("Successfully cancelled partition reassignment for: stuck-0",
                     "Clearing broker-level throttles on brokers 1,2,3,4", "Clearing topic-level throttles on topic stuck"),
                     cancelled.outLines());
-            assertTrue(replicasLine("stuck").contains("\tReplicas: 1,2,3\t"), replicasLine("stuck"));
+            awaitReplicas("stuck", "1,2,3");
             assertEquals("No partition reassignments found.", reassign("--list").out().strip());
 
             Result none = reassign("--cancel", "--reassignment-json-file", plan, "--preserve-throttles");
@@ -254,7 +287,7 @@ class CliReassignPartitionsTest {
                 reassign("--verify", "--reassignment-json-file", dup, "--throttle", "100"));
         assertError(2, "admin: Missing required argument \"--reassignment-json-file\"", reassign("--cancel"));
         // Nothing was changed by any of them.
-        assertTrue(replicasLine("checked").contains("\tReplicas: 1,2,3\t"), replicasLine("checked"));
+        awaitReplicas("checked", "1,2,3");
     }
 
     private static String assertError(int exit, String line, Result r) {
