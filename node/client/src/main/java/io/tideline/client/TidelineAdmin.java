@@ -31,6 +31,7 @@ import io.tideline.proto.admin.DeleteTopicsRequest;
 import io.tideline.proto.admin.DeleteTopicsResponse;
 import io.tideline.proto.admin.DescribeBrokerConfigsRequest;
 import io.tideline.proto.admin.DescribeBrokerConfigsResponse;
+import io.tideline.proto.admin.DescribeReplicasResponse;
 import io.tideline.proto.admin.DescribeTopicsRequest;
 import io.tideline.proto.admin.DescribeTopicsResponse;
 import io.tideline.proto.admin.ListTopicsRequest;
@@ -44,6 +45,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Properties;
 import java.util.Set;
@@ -223,6 +225,30 @@ public final class TidelineAdmin implements AutoCloseable {
         return results;
     }
 
+    /**
+     * Kafka's alterPartitionReassignments (KIP-455): each partition moves to its target replicas (the first the
+     * preferred leader afterwards), or, for {@code Optional.empty()}, its reassignment in progress is cancelled
+     * and it goes back to the replicas it had. The move itself runs in the cluster: the call returns once the
+     * controller accepted it; {@link #listPartitionReassignments} shows it until the added replicas are in sync.
+     * One result per partition, in request order.
+     */
+    public Map<TopicPartition, ReassignmentResult> alterPartitionReassignments(
+            Map<TopicPartition, Optional<List<Integer>>> targets) {
+        var response = callAnyBroker("AlterPartitionReassignments", AdminServiceStub::alterPartitionReassignments,
+                ReassignmentProtos.alterRequest(targets));
+        return ReassignmentProtos.results(targets.keySet(), response);
+    }
+
+    /**
+     * The reassignments in progress among {@code partitions} (empty: every partition), sorted by topic and
+     * partition; a partition that is unknown or not moving is left out, as in Kafka.
+     */
+    public Map<TopicPartition, PartitionReassignment> listPartitionReassignments(Collection<TopicPartition> partitions) {
+        var response = callAnyBroker("ListPartitionReassignments", AdminServiceStub::listPartitionReassignments,
+                ReassignmentProtos.listRequest(partitions));
+        return ReassignmentProtos.ongoing(response);
+    }
+
     /** One result per name, in request order. */
     public Map<String, TopicResult> deleteTopics(Collection<String> names) {
         DeleteTopicsRequest request = DeleteTopicsRequest.newBuilder()
@@ -335,6 +361,38 @@ public final class TidelineAdmin implements AutoCloseable {
      */
     public ReplicaRetention explainRetention(TopicPartition tp, int brokerId) {
         return storage.explainRetention(tp, brokerId);
+    }
+
+    /**
+     * Each partition's replicas with their states (IN_SYNC, LAGGING, FAILED, REBUILDING, OFFLINE), reasons and
+     * since-times, the leader's log bounds and the ISR change history (docs/replication.md, "Replica states").
+     * One answer per partition asked for, in order; an unknown partition comes back with
+     * UNKNOWN_TOPIC_OR_PARTITION, one whose leader is missing or did not answer with LEADER_NOT_AVAILABLE and
+     * what the other brokers knew. A broker that does not answer within request.timeout.ms makes its replicas
+     * OFFLINE; it does not fail the call.
+     *
+     * @throws TidelineClientException when no broker answered at all
+     */
+    public Map<TopicPartition, PartitionReplicas> describeReplicas(Collection<TopicPartition> partitions) {
+        DescribeReplicasResponse first = callAnyBroker("DescribeReplicas", AdminServiceStub::describeReplicas,
+                ReplicaStatesCall.request(partitions, false));
+        Set<String> topics = new LinkedHashSet<>();
+        partitions.forEach(tp -> topics.add(tp.topic()));
+        metadata.refresh(topics);
+        return new ReplicaStatesCall(channels, config.requestTimeoutMs(), RPC_SLACK_MS)
+                .run(partitions, first, metadata.current().brokers());
+    }
+
+    /**
+     * Rebuilds broker {@code brokerId}'s FAILED replica of {@code tp} in place: it truncates fully and copies
+     * the leader's log from its log start offset, then rejoins the ISR once caught up. Sent straight to that
+     * broker; returns once the rebuild has begun (follow it with {@link #describeReplicas}). Refusals are
+     * results (see {@link RebuildResult#error()}), never exceptions.
+     */
+    public RebuildResult rebuildReplica(TopicPartition tp, int brokerId) {
+        return ReplicaRebuildCall.run(tp, brokerId, metadata.refresh(List.of(tp.topic())), channels,
+                config.requestTimeoutMs(), RPC_SLACK_MS,
+                request -> callAnyBroker("RebuildReplica", AdminServiceStub::rebuildReplica, request));
     }
 
     @Override

@@ -147,7 +147,7 @@ public final class ReplicaFetcherManager implements AutoCloseable {
                 result[0] = Errors.INVALID_REQUEST;
                 return;
             }
-            follower.requestRebuild();
+            follower.requestRebuild(time.milliseconds());
         });
         if (result[0] == Errors.NONE) {
             listener.onFailureChanged(tp, Optional.empty());

@@ -511,6 +511,6 @@ final class ReplicaFetcherThread extends Thread {
     private static FollowerStatusView view(FollowerPartition f, long lag) {
         Optional<FailureReason> failure = f.failureReason();
         return new FollowerStatusView(f.leaderId(), f.leaderEpoch(), f.status(), failure, f.rebuildProgress(),
-                f.log().logEndOffset(), lag);
+                f.log().logEndOffset(), lag, f.statusSinceMs());
     }
 }

@@ -40,6 +40,8 @@ public final class FollowerPartition {
     private int leaderId;
     private int leaderEpoch;
     private ReplicaStatus status = ReplicaStatus.FETCHING;
+    /** When {@link #status} was entered (the fetcher's clock); -1 for FETCHING since this object was made. */
+    private long statusSinceMs = -1L;
     private FailureReason failureReason;
     private long rebuildStartOffset = -1L;
     private long rebuildTargetOffset = -1L;
@@ -78,6 +80,11 @@ public final class FollowerPartition {
 
     public ReplicaStatus status() {
         return status;
+    }
+
+    /** When the current status began (epoch ms, the broker's clock); -1 when FETCHING from the start. */
+    public long statusSinceMs() {
+        return statusSinceMs;
     }
 
     /** The offset of the next fetch: the local log end. */
@@ -126,7 +133,7 @@ public final class FollowerPartition {
             if (data.divergingEpoch().isPresent()) {
                 return truncateDivergingEpoch(data.divergingEpoch().get());
             }
-            return append(data);
+            return append(data, nowMs);
         }
         if (data.error() == Errors.OFFSET_OUT_OF_RANGE) {
             lastLeaderHighWatermark = data.leaderHighWatermark();
@@ -140,18 +147,21 @@ public final class FollowerPartition {
      * Operator action on a FAILED replica: truncate fully at the leader's start offset recorded in the
      * failure and rebuild up to the leader's last known high watermark. If the leader's start offset has
      * moved on since, the next answer is OFFSET_OUT_OF_RANGE and the rebuild restarts there.
+     *
+     * @param nowMs when the operator asked: the REBUILDING status dates from it
      */
-    public void requestRebuild() {
+    public void requestRebuild(long nowMs) {
         if (status != ReplicaStatus.FAILED) {
             throw new IllegalStateException("Only a FAILED replica can be rebuilt; " + localLog.topicPartition() + " is "
                     + status);
         }
         FailureReason reason = failureReason;
         log.info("Rebuild of {} requested by an operator (was FAILED: {})", localLog.topicPartition(), reason.message());
-        startRebuild(reason.leaderLogStartOffset(), Math.max(lastLeaderHighWatermark, reason.leaderLogStartOffset()));
+        startRebuild(reason.leaderLogStartOffset(), Math.max(lastLeaderHighWatermark, reason.leaderLogStartOffset()),
+                nowMs);
     }
 
-    private FetchOutcome append(FetchResponseData data) {
+    private FetchOutcome append(FetchResponseData data, long nowMs) {
         int bytes = 0;
         if (data.records().sizeInBytes() > 0) {
             // Throws (and changes nothing) if the batches do not start at our log end: the fetcher's bug.
@@ -172,6 +182,7 @@ public final class FollowerPartition {
             log.info("Rebuild of {} caught up to {} (started at {})", localLog.topicPartition(), rebuildTargetOffset,
                     rebuildStartOffset);
             status = ReplicaStatus.FETCHING;
+            statusSinceMs = nowMs;
             rebuildStartOffset = -1L;
             rebuildTargetOffset = -1L;
         }
@@ -216,7 +227,7 @@ public final class FollowerPartition {
         if (status == ReplicaStatus.REBUILDING || policy == OutOfRangePolicy.REBUILD) {
             // Under REBUILDING the leader's start offset moved on again (or the operator's rebuild began
             // below it): restart the rebuild there, whatever the policy.
-            startRebuild(leaderStart, data.leaderHighWatermark());
+            startRebuild(leaderStart, data.leaderHighWatermark(), nowMs);
             return FetchOutcome.of(Kind.REBUILDING, leaderStart, Errors.OFFSET_OUT_OF_RANGE,
                     "log end " + fetchOffset + " below the leader's log start offset " + leaderStart
                             + ": rebuilding from " + leaderStart + " to " + rebuildTargetOffset);
@@ -226,11 +237,12 @@ public final class FollowerPartition {
                 + ")); replica halted (replica.fetch.out.of.range.policy=halt), data kept";
         failureReason = new FailureReason(fetchOffset, leaderStart, data.leaderLogEndOffset(), nowMs, message);
         status = ReplicaStatus.FAILED;
+        statusSinceMs = nowMs;
         log.error("Replica of {} FAILED: {}", localLog.topicPartition(), message);
         return FetchOutcome.of(Kind.FAILED, fetchOffset, Errors.OFFSET_OUT_OF_RANGE, message);
     }
 
-    private void startRebuild(long leaderStart, long leaderHighWatermark) {
+    private void startRebuild(long leaderStart, long leaderHighWatermark, long nowMs) {
         localLog.truncateFullyAndStartAt(leaderStart);
         freshReplica = false;
         failureReason = null;
@@ -238,6 +250,7 @@ public final class FollowerPartition {
         rebuildTargetOffset = Math.max(leaderStart, leaderHighWatermark);
         // After a full truncation the high watermark is the new start offset (docs/behaviours.md B43).
         status = rebuildTargetOffset > leaderStart ? ReplicaStatus.REBUILDING : ReplicaStatus.FETCHING;
+        statusSinceMs = nowMs;
         log.warn("Rebuilding {}: truncated fully, restarting at {}, catching up to {}", localLog.topicPartition(),
                 leaderStart, rebuildTargetOffset);
     }

@@ -14,6 +14,7 @@ public final class FollowerState {
     private long lastCaughtUpTimeMs;
     private long lastFetchTimeMs;
     private long lastFetchLeaderLogEndOffset = UNKNOWN_OFFSET;
+    private final CatchUpRate catchUpRate = new CatchUpRate();
 
     FollowerState(int replicaId, long lastCaughtUpTimeMs) {
         this.replicaId = replicaId;
@@ -35,6 +36,12 @@ public final class FollowerState {
         logStartOffset = followerLogStartOffset;
         lastFetchLeaderLogEndOffset = leaderLogEndOffset;
         lastFetchTimeMs = nowMs;
+        catchUpRate.record(nowMs, fetchOffset);
+    }
+
+    /** Its log end's recent progress, for replicas --describe. */
+    public CatchUpRate catchUpRate() {
+        return catchUpRate;
     }
 
     public int replicaId() {

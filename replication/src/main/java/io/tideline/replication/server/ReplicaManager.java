@@ -478,6 +478,12 @@ public final class ReplicaManager implements AutoCloseable {
         return fetcherManager.status(tp);
     }
 
+    /** This broker's view, as leader, of the followers of {@code tp}; empty when it does not lead it. */
+    public Optional<LeaderView> leaderView(TopicPartition tp) {
+        Partition partition = partitions.get(tp);
+        return partition == null ? Optional.empty() : LeaderView.of(partition, time.milliseconds());
+    }
+
     /** An operator asks to rebuild a FAILED replica here. */
     public Errors requestRebuild(TopicPartition tp) {
         return fetcherManager.requestRebuild(tp);

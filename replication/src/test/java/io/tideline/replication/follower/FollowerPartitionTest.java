@@ -366,13 +366,15 @@ class FollowerPartitionTest {
     void requestRebuildTurnsAFailedReplicaIntoARebuildingOne() throws Exception {
         Log leader = open("leader");
         FollowerPartition follower = followerLeftBehindByRetention(leader, OutOfRangePolicy.HALT);
-        assertThrows(IllegalStateException.class, follower::requestRebuild, "only FAILED replicas are rebuilt");
+        assertThrows(IllegalStateException.class, () -> follower.requestRebuild(time.milliseconds()), "only FAILED replicas are rebuilt");
         follower.onFetchResponse(respond(leader, follower), time.milliseconds());
         assertEquals(ReplicaStatus.FAILED, follower.status());
         long leaderStart = leader.logStartOffset();
 
-        follower.requestRebuild();
+        time.advance(1_000);
+        follower.requestRebuild(time.milliseconds());
         assertEquals(ReplicaStatus.REBUILDING, follower.status());
+        assertEquals(time.milliseconds(), follower.statusSinceMs(), "REBUILDING dates from the operator's request");
         assertTrue(follower.shouldFetch());
         assertTrue(follower.failureReason().isEmpty());
         assertEquals(leaderStart, follower.fetchOffset());
@@ -388,7 +390,7 @@ class FollowerPartitionTest {
         Log leader = open("leader");
         FollowerPartition follower = followerLeftBehindByRetention(leader, OutOfRangePolicy.HALT);
         follower.onFetchResponse(respond(leader, follower), time.milliseconds());
-        follower.requestRebuild();
+        follower.requestRebuild(time.milliseconds());
         long oldStart = follower.fetchOffset();
         time.advance(8 * DAY_MS);
         appendAsLeader(leader, 0, 20, 5);

@@ -17,6 +17,7 @@ public enum Errors {
     REQUEST_TIMED_OUT(7, true, "The request timed out."),
     RECORD_TOO_LARGE(10, false, "The record batch is larger than the maximum the server accepts (max.message.bytes)."),
     BROKER_NOT_AVAILABLE(8, true, "The broker is not available."),
+    REPLICA_NOT_AVAILABLE(9, true, "The replica is not available for the requested topic-partition."),
     INVALID_TOPIC_EXCEPTION(17, false, "The topic name is invalid."),
     NOT_ENOUGH_REPLICAS(19, true, "There are fewer in-sync replicas than min.insync.replicas."),
     NOT_ENOUGH_REPLICAS_AFTER_APPEND(20, true, "The record was written but the in-sync replica set shrank below min.insync.replicas."),

@@ -82,15 +82,16 @@ public final class AdminCommand implements Callable<Integer> {
                 .addSubcommand(new ConfigsCommand(admin))
                 .addSubcommand(new LogDirsCommand(admin))
                 .addSubcommand(new ExplainRetentionCommand(admin))
-                .addSubcommand(new ClusterCommand(admin));
+                .addSubcommand(new ClusterCommand(admin))
+                .addSubcommand(new ReassignPartitionsCommand(admin));
         cmd.setCaseInsensitiveEnumValuesAllowed(true);
         return Cli.execute("admin", cmd, io, args);
     }
 
     @Override
     public Integer call() {
-        throw CliException.usage("name a command: topics, configs, leader-election, delete-records, log-dirs, "
-                + "explain-retention or cluster (see --help)");
+        throw CliException.usage("name a command: topics, configs, leader-election, reassign-partitions, delete-records, "
+                + "log-dirs, explain-retention or cluster (see --help)");
     }
 
     boolean json() {

@@ -1,21 +1,8 @@
 package io.tideline.tools.cli;
 
 import com.google.gson.JsonArray;
-import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
-import com.google.gson.JsonParseException;
-import com.google.gson.JsonParser;
-import com.google.gson.JsonPrimitive;
-import com.google.gson.Strictness;
-import com.google.gson.stream.JsonReader;
-import com.google.gson.stream.JsonToken;
 import io.tideline.common.TopicPartition;
-import java.io.IOException;
-import java.io.StringReader;
-import java.math.BigDecimal;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -45,14 +32,7 @@ final class OffsetJsonFile {
 
     /** The requested offsets in file order. */
     static Map<TopicPartition, Long> read(Path file) {
-        String text;
-        try {
-            text = Files.readString(file, StandardCharsets.UTF_8);
-        } catch (NoSuchFileException e) {
-            throw CliException.usage("cannot read " + file + ": no such file");
-        } catch (IOException e) {
-            throw CliException.usage("cannot read " + file + ": " + Cli.firstLine(e.getMessage()));
-        }
+        String text = StrictJson.readFile(file);
         try {
             return parse(text);
         } catch (CliException e) {
@@ -61,129 +41,30 @@ final class OffsetJsonFile {
     }
 
     static Map<TopicPartition, Long> parse(String text) {
-        JsonObject root = object(parseStrict(text), "the document");
-        int version = root.has("version") ? intField(root, "version", "the document") : VERSION;
+        JsonObject root = StrictJson.object(StrictJson.parse(text), "the document");
+        int version = root.has("version") ? StrictJson.intField(root, "version", "the document") : VERSION;
         if (version != VERSION) {
-            throw problem("unsupported \"version\" " + version + " (only " + VERSION + " is known)");
+            throw StrictJson.problem("unsupported \"version\" " + version + " (only " + VERSION + " is known)");
         }
-        if (!root.has("partitions")) {
-            throw problem("missing field \"partitions\"");
-        }
-        JsonElement list = root.get("partitions");
-        if (!list.isJsonArray()) {
-            throw problem("\"partitions\" must be an array, got " + kind(list));
-        }
-        JsonArray partitions = list.getAsJsonArray();
+        JsonArray partitions = StrictJson.array(root, "partitions", null, false);
         if (partitions.isEmpty()) {
-            throw problem("\"partitions\" is empty: nothing to delete");
+            throw StrictJson.problem("\"partitions\" is empty: nothing to delete");
         }
         Map<TopicPartition, Long> offsets = new LinkedHashMap<>();
         for (int i = 0; i < partitions.size(); i++) {
             String where = "partitions[" + i + "]";
-            JsonObject entry = object(partitions.get(i), where);
-            String topic = stringField(entry, "topic", where);
-            int partition = intField(entry, "partition", where);
+            JsonObject entry = StrictJson.object(partitions.get(i), where);
+            String topic = StrictJson.stringField(entry, "topic", where);
+            int partition = StrictJson.intField(entry, "partition", where);
             if (partition < 0) {
-                throw problem(where + ": \"partition\" must be >= 0, got " + partition);
+                throw StrictJson.problem(where + ": \"partition\" must be >= 0, got " + partition);
             }
-            long offset = longField(entry, "offset", where);
+            long offset = StrictJson.longField(entry, "offset", where);
             TopicPartition tp = new TopicPartition(topic, partition);
             if (offsets.putIfAbsent(tp, offset) != null) {
-                throw problem(where + ": partition " + tp + " is listed twice");
+                throw StrictJson.problem(where + ": partition " + tp + " is listed twice");
             }
         }
         return offsets;
-    }
-
-    private static JsonElement parseStrict(String text) {
-        if (text.isBlank()) {
-            throw problem("the file is empty");
-        }
-        JsonReader reader = new JsonReader(new StringReader(text));
-        reader.setStrictness(Strictness.STRICT);
-        try {
-            JsonElement element = JsonParser.parseReader(reader);
-            if (reader.peek() != JsonToken.END_DOCUMENT) {
-                throw problem("unexpected data after the JSON document at " + reader.getPath());
-            }
-            return element;
-        } catch (IOException | JsonParseException e) {
-            throw problem("not valid JSON: " + gsonReason(e));
-        }
-    }
-
-    /** Gson's reasons carry a hint about lenient mode and a link on a second line; keep the place only. */
-    private static String gsonReason(Exception e) {
-        Throwable cause = e instanceof JsonParseException && e.getCause() != null ? e.getCause() : e;
-        String reason = Cli.firstLine(cause.getMessage());
-        String lenientHint = "Use JsonReader.setStrictness(Strictness.LENIENT) to accept malformed JSON";
-        if (reason.startsWith(lenientHint)) {
-            reason = "malformed JSON" + reason.substring(lenientHint.length());
-        }
-        return reason;
-    }
-
-    private static JsonObject object(JsonElement e, String where) {
-        if (!e.isJsonObject()) {
-            throw problem(where + " must be a JSON object, got " + kind(e));
-        }
-        return e.getAsJsonObject();
-    }
-
-    private static String stringField(JsonObject o, String name, String where) {
-        JsonPrimitive p = primitive(o, name, where);
-        if (!p.isString() || p.getAsString().isEmpty()) {
-            throw problem(where + ": \"" + name + "\" must be a non-empty string, got " + p);
-        }
-        return p.getAsString();
-    }
-
-    private static int intField(JsonObject o, String name, String where) {
-        long value = longField(o, name, where);
-        if (value != (int) value) {
-            throw problem(where + ": \"" + name + "\" is out of range: " + value);
-        }
-        return (int) value;
-    }
-
-    private static long longField(JsonObject o, String name, String where) {
-        JsonPrimitive p = primitive(o, name, where);
-        if (!p.isNumber()) {
-            throw problem(where + ": \"" + name + "\" must be an integer, got " + p);
-        }
-        try {
-            return new BigDecimal(p.getAsString()).longValueExact();
-        } catch (ArithmeticException | NumberFormatException e) {
-            throw problem(where + ": \"" + name + "\" must be an integer, got " + p);
-        }
-    }
-
-    private static JsonPrimitive primitive(JsonObject o, String name, String where) {
-        JsonElement e = o.get(name);
-        if (e == null) {
-            throw problem(where + ": missing field \"" + name + "\"");
-        }
-        if (!e.isJsonPrimitive()) {
-            throw problem(where + ": \"" + name + "\" must be a " + ("topic".equals(name) ? "string" : "number")
-                    + ", got " + kind(e));
-        }
-        return e.getAsJsonPrimitive();
-    }
-
-    private static String kind(JsonElement e) {
-        if (e.isJsonNull()) {
-            return "null";
-        }
-        if (e.isJsonArray()) {
-            return "an array";
-        }
-        if (e.isJsonObject()) {
-            return "an object";
-        }
-        return e.toString();
-    }
-
-    private static CliException problem(String message) {
-        return CliException.usage(message);
     }
 }

@@ -86,9 +86,12 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
     private final Supplier<MetadataImage> image;
     private final ReplicaManager replicaManager;
     private final ControllerClient controller;
+    private final ReassignmentsApi reassignments;
     private final BrokerConfigsApi brokerConfigs;
     private final LogDirsAdmin logDirs;
     private final ClusterDescriber cluster;
+    private final ReplicaDescriber replicaDescriber;
+    private final ReplicaRebuilder replicaRebuilder;
 
     /** @param voters the metadata quorum's voters (controller.quorum.voters), for DescribeCluster */
     public AdminApiService(int brokerId, Supplier<MetadataImage> image, ReplicaManager replicaManager,
@@ -101,8 +104,11 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
         this.image = Objects.requireNonNull(image, "image");
         this.replicaManager = Objects.requireNonNull(replicaManager, "replicaManager");
         this.controller = Objects.requireNonNull(controller, "controller");
+        this.reassignments = new ReassignmentsApi(image, controller);
         this.brokerConfigs = new BrokerConfigsApi(brokerId, image, controller, brokerConfigResolver);
         this.logDirs = new LogDirsAdmin(brokerId, image, logManager);
+        this.replicaDescriber = new ReplicaDescriber(brokerId, image, replicaManager, controller);
+        this.replicaRebuilder = new ReplicaRebuilder(brokerId, image, replicaManager);
     }
 
     @Override
@@ -328,5 +334,36 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
         cluster.describe(request).whenComplete((r, e) -> ClientApiService.respond(observer, e == null ? r
                 : DescribeClusterResponse.newBuilder().setErrorCode(Errors.UNKNOWN_SERVER_ERROR.code())
                         .setErrorMessage(String.valueOf(e.getMessage())).build()));
+    }
+
+    @Override
+    public void alterPartitionReassignments(io.tideline.proto.admin.AlterPartitionReassignmentsRequest request,
+            StreamObserver<io.tideline.proto.admin.AlterPartitionReassignmentsResponse> observer) {
+        reassignments.alter(request).thenAccept(r -> ClientApiService.respond(observer, r));
+    }
+
+    @Override
+    public void listPartitionReassignments(io.tideline.proto.admin.ListPartitionReassignmentsRequest request,
+            StreamObserver<io.tideline.proto.admin.ListPartitionReassignmentsResponse> observer) {
+        ClientApiService.respond(observer, reassignments.list(request));
+    }
+
+    @Override
+    public void describeReplicas(io.tideline.proto.admin.DescribeReplicasRequest request,
+                                 StreamObserver<io.tideline.proto.admin.DescribeReplicasResponse> observer) {
+        replicaDescriber.describe(request).whenComplete((r, e) -> {
+            if (e != null) {
+                log.error("DescribeReplicas failed", e);
+                observer.onError(io.grpc.Status.INTERNAL.withDescription(String.valueOf(e.getMessage())).asRuntimeException());
+                return;
+            }
+            ClientApiService.respond(observer, r);
+        });
+    }
+
+    @Override
+    public void rebuildReplica(io.tideline.proto.admin.RebuildReplicaRequest request,
+                               StreamObserver<io.tideline.proto.admin.RebuildReplicaResponse> observer) {
+        ClientApiService.respond(observer, replicaRebuilder.rebuild(request));
     }
 }

@@ -320,6 +320,23 @@ final class PartitionHandlers {
         return PartitionChanges.change(p, isr, leader);
     }
 
+    /**
+     * A replica halted below its leader's log start offset (the only failure besides a log dir's) goes into
+     * the partition's history with reason OUT_OF_RANGE, so that "why is it under-replicated" has its answer
+     * there. Normally it left the ISR already (LAGGING: it cannot fall below the log start offset while the
+     * high watermark waits for it); if it is still in the ISR (its broker lost data) it leaves it now. An
+     * entry that changes nothing keeps the partition epoch, so no broker acts on it.
+     */
+    private static MetadataRecord outOfRange(PartitionRecord p, int brokerId, String reason, long timestampMs) {
+        List<Integer> isr = new ArrayList<>(p.getIsrList());
+        PartitionRecord changed = null;
+        if (brokerId != p.getLeader() && isr.size() > 1 && isr.remove(Integer.valueOf(brokerId))) {
+            changed = PartitionChanges.change(p, isr, p.getLeader());
+        }
+        return PartitionChanges.record(changed == null ? p : changed, ChangeReason.OUT_OF_RANGE, timestampMs,
+                "replica " + brokerId + " FAILED: " + reason);
+    }
+
     /** Replicas a broker cannot serve (e.g. halted on OFFSET_OUT_OF_RANGE), or no longer failed. */
     ControllerResult reportFailedReplicas(MetadataImage image, ReportFailedReplicas cmd, long timestampMs) {
         Errors epoch = BrokerHandlers.checkEpoch(image, cmd.getBrokerId(), cmd.getBrokerEpoch());
@@ -344,6 +361,8 @@ final class PartitionHandlers {
                     records.add(PartitionChanges.record(offline, ChangeReason.LOG_DIR_FAILURE, timestampMs,
                             "broker " + cmd.getBrokerId() + " log dir failed: " + f.getReason()));
                 }
+            } else if (!f.getCleared()) {
+                records.add(outOfRange(t.partition(f.getPartition()), cmd.getBrokerId(), f.getReason(), timestampMs));
             }
             response.addResults(item.setErrorCode(Errors.NONE.code()));
         }
