@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
+import io.tideline.replication.follower.RebuildProgress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -137,6 +139,11 @@ public final class ReplicaFetcherManager implements AutoCloseable {
      * INVALID_REQUEST when the replica is not FAILED.
      */
     public synchronized Errors requestRebuild(TopicPartition tp) {
+        return requestRebuild(tp, started -> { });
+    }
+
+    /** As {@link #requestRebuild(TopicPartition)}; {@code started} is told where the rebuild starts and ends. */
+    public synchronized Errors requestRebuild(TopicPartition tp, Consumer<RebuildProgress> started) {
         FetcherKey key = assignment.get(tp);
         if (key == null) {
             return Errors.NOT_LEADER_OR_FOLLOWER;
@@ -147,7 +154,7 @@ public final class ReplicaFetcherManager implements AutoCloseable {
                 result[0] = Errors.INVALID_REQUEST;
                 return;
             }
-            follower.requestRebuild(time.milliseconds());
+            started.accept(follower.requestRebuild(time.milliseconds()));
         });
         if (result[0] == Errors.NONE) {
             listener.onFailureChanged(tp, Optional.empty());

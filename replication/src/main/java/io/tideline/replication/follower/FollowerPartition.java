@@ -149,8 +149,9 @@ public final class FollowerPartition {
      * moved on since, the next answer is OFFSET_OUT_OF_RANGE and the rebuild restarts there.
      *
      * @param nowMs when the operator asked: the REBUILDING status dates from it
+     * @return where the rebuild starts and ends (equal when there is nothing to copy: FETCHING at once)
      */
-    public void requestRebuild(long nowMs) {
+    public RebuildProgress requestRebuild(long nowMs) {
         if (status != ReplicaStatus.FAILED) {
             throw new IllegalStateException("Only a FAILED replica can be rebuilt; " + localLog.topicPartition() + " is "
                     + status);
@@ -159,6 +160,7 @@ public final class FollowerPartition {
         log.info("Rebuild of {} requested by an operator (was FAILED: {})", localLog.topicPartition(), reason.message());
         startRebuild(reason.leaderLogStartOffset(), Math.max(lastLeaderHighWatermark, reason.leaderLogStartOffset()),
                 nowMs);
+        return new RebuildProgress(rebuildStartOffset, rebuildTargetOffset, localLog.logEndOffset());
     }
 
     private FetchOutcome append(FetchResponseData data, long nowMs) {

@@ -6,7 +6,7 @@ import java.util.Optional;
 /**
  * How fast one follower's log end has been moving over the last {@code windowMs}, from the positions its
  * fetches reported to the leader. Bounded: at most {@code maxSamples} positions, at least
- * {@code windowMs / maxSamples} apart (a fetch closer than that to the previous position replaces it), so
+ * {@code windowMs / (maxSamples - 1)} apart (a fetch closer than that to the previous position replaces it), so
  * a follower fetching thousands of times a second costs the same as one fetching once a second.
  *
  * <p>Rates are taken over the span from the oldest position in the window to <em>now</em>, not to the last
@@ -56,7 +56,8 @@ public final class CatchUpRate {
         }
         this.windowMs = windowMs;
         this.maxSamples = maxSamples;
-        this.stepMs = Math.max(1, windowMs / maxSamples);
+        // maxSamples positions a step apart span the whole window.
+        this.stepMs = Math.max(1, windowMs / (maxSamples - 1));
     }
 
     /** A fetch reported {@code logEndOffset} at {@code nowMs}. */

@@ -489,6 +489,12 @@ public final class ReplicaManager implements AutoCloseable {
         return fetcherManager.requestRebuild(tp);
     }
 
+    /** As {@link #requestRebuild(TopicPartition)}; {@code started} is told where the rebuild starts and ends. */
+    public Errors requestRebuild(TopicPartition tp,
+                                 java.util.function.Consumer<io.tideline.replication.follower.RebuildProgress> started) {
+        return fetcherManager.requestRebuild(tp, started);
+    }
+
     /** The local log of a hosted partition. */
     public Optional<Log> log(TopicPartition tp) {
         return partition(tp).map(Partition::log);

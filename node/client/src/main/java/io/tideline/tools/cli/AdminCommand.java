@@ -24,6 +24,8 @@ import picocli.CommandLine.ScopeType;
  * tideline admin --bootstrap-server 127.0.0.1:9092 log-dirs --describe [--broker-list 1,2] [--topic-list orders]
  * tideline admin --bootstrap-server 127.0.0.1:9092 explain-retention --topic orders --partition 0 [--broker 2]
  * tideline admin --bootstrap-server 127.0.0.1:9092 cluster --describe
+ * tideline admin --bootstrap-server 127.0.0.1:9092 replicas --describe --topic orders [--partition 0]
+ * tideline admin --bootstrap-server 127.0.0.1:9092 replicas --rebuild --topic orders --partition 0 --broker 3
  * </pre>
  *
  * The options of this command ({@code --bootstrap-server}, {@code --command-config}, {@code --output})
@@ -83,15 +85,16 @@ public final class AdminCommand implements Callable<Integer> {
                 .addSubcommand(new LogDirsCommand(admin))
                 .addSubcommand(new ExplainRetentionCommand(admin))
                 .addSubcommand(new ClusterCommand(admin))
-                .addSubcommand(new ReassignPartitionsCommand(admin));
+                .addSubcommand(new ReassignPartitionsCommand(admin))
+                .addSubcommand(new ReplicasCommand(admin));
         cmd.setCaseInsensitiveEnumValuesAllowed(true);
         return Cli.execute("admin", cmd, io, args);
     }
 
     @Override
     public Integer call() {
-        throw CliException.usage("name a command: topics, configs, leader-election, reassign-partitions, delete-records, "
-                + "log-dirs, explain-retention or cluster (see --help)");
+        throw CliException.usage("name a command: topics, configs, leader-election, reassign-partitions, replicas, "
+                + "delete-records, log-dirs, explain-retention or cluster (see --help)");
     }
 
     boolean json() {

@@ -7,7 +7,8 @@ import java.util.List;
 /**
  * "Since when" read off a partition's ISR history (oldest first), the controller's commit times. The
  * history keeps the last {@link MetadataImage#RECENT_CHANGES_PER_PARTITION} changes and has no entry for
- * the creation, so a state that held over the whole of a shorter history is reported as unknown (-1), and
+ * the creation, so a state that held over the whole of a shorter history is reported as unknown (-1; it held
+ * since the creation), except being out of the ISR (a partition is created with its replicas in it), and
  * over the whole of a full one as the oldest entry's time (it held at least since then).
  */
 final class IsrHistory {
@@ -19,6 +20,11 @@ final class IsrHistory {
         int i = history.size() - 1;
         while (i >= 0 && history.get(i).getPartition().getIsrList().contains(replica) == member) {
             i--;
+        }
+        if (i < 0 && !member && !history.isEmpty() && history.size() < MetadataImage.RECENT_CHANGES_PER_PARTITION) {
+            // A partition starts with its replicas in the ISR: out of it in the whole history means the first
+            // change took it out.
+            return history.get(0).getTimestampMs();
         }
         return since(history, i);
     }

@@ -8,6 +8,7 @@ import io.tideline.proto.admin.RebuildReplicaRequest;
 import io.tideline.proto.admin.RebuildReplicaResponse;
 import io.tideline.proto.metadata.PartitionRecord;
 import io.tideline.replication.fetcher.FollowerStatusView;
+import io.tideline.replication.follower.RebuildProgress;
 import io.tideline.replication.follower.ReplicaStatus;
 import io.tideline.replication.server.ReplicaManager;
 import java.util.Optional;
@@ -68,19 +69,15 @@ final class ReplicaRebuilder {
             return refuse(Errors.INVALID_REQUEST, "replica " + replica + " of " + name + " is " + state
                     + ", not FAILED; only a FAILED replica is rebuilt");
         }
-        Errors error = replicaManager.requestRebuild(tp);
+        RebuildProgress[] started = new RebuildProgress[1];
+        Errors error = replicaManager.requestRebuild(tp, progress -> started[0] = progress);
         if (error != Errors.NONE) {
             // It changed between the check and the request (a leader change, a stop): say what it is now.
             return refuse(error == Errors.INVALID_REQUEST ? Errors.INVALID_REQUEST : Errors.LEADER_NOT_AVAILABLE,
                     "replica " + replica + " of " + name + " could not be rebuilt: " + error);
         }
-        RebuildReplicaResponse.Builder b = RebuildReplicaResponse.newBuilder().setErrorCode(Errors.NONE.code());
-        replicaManager.followerStatus(tp).ifPresent(s -> {
-            long start = s.rebuild().map(r -> r.startOffset()).orElse(s.logEndOffset());
-            long target = s.rebuild().map(r -> r.targetOffset()).orElse(s.logEndOffset());
-            b.setStartOffset(start).setTargetOffset(target);
-        });
-        return b.build();
+        return RebuildReplicaResponse.newBuilder().setErrorCode(Errors.NONE.code())
+                .setStartOffset(started[0].startOffset()).setTargetOffset(started[0].targetOffset()).build();
     }
 
     private static RebuildReplicaResponse refuse(Errors error, String message) {
