@@ -54,7 +54,7 @@ final class NodeProcess implements AutoCloseable {
      * (after the launcher's defaults, so it wins). The class path is this test's.
      */
     static NodeProcess startWithLauncher(Path config, Path output, String javaOpts) throws IOException {
-        Path repo = Path.of(System.getProperty("user.dir")).toAbsolutePath().getParent();
+        Path repo = Path.of(System.getProperty("user.dir")).toAbsolutePath().getParent().getParent();
         ProcessBuilder pb = new ProcessBuilder("bash", repo.resolve("scripts/tideline").toString(), "server",
                 "--config", config.toString()).redirectErrorStream(true).redirectOutput(output.toFile());
         pb.environment().put("TIDELINE_CLASSPATH", System.getProperty("java.class.path"));

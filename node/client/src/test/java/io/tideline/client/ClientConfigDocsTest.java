@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 /** docs/client.md carries each client's configuration table exactly as the definitions produce it. */
 class ClientConfigDocsTest {
     /** Surefire runs with the module directory as working directory. */
-    private static final Path DOC = Path.of("..", "docs", "client.md");
+    private static final Path DOC = Path.of("..", "..", "docs", "client.md");
 
     static Map<String, ConfigDef> definitions() {
         return Map.of("ProducerConfig", ProducerConfig.configDef(), "ConsumerConfig", ConsumerConfig.configDef(),

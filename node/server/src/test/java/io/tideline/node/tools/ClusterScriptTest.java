@@ -42,7 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
 @EnabledOnOs(value = OS.LINUX, disabledReason = "cluster.sh is a bash script that reads /proc")
 class ClusterScriptTest {
     private static final int NODES = 3;
-    private static final Path REPO = Path.of(System.getProperty("user.dir")).toAbsolutePath().getParent();
+    private static final Path REPO = Path.of(System.getProperty("user.dir")).toAbsolutePath().getParent().getParent();
 
     @TempDir
     Path dir;

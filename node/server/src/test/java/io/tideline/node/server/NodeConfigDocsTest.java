@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 class NodeConfigDocsTest {
 
     /** Surefire runs with the module directory as working directory. */
-    private static final Path CHECKED_IN = Path.of("..", "docs", "node-configuration.md");
+    private static final Path CHECKED_IN = Path.of("..", "..", "docs", "node-configuration.md");
 
     @Test
     void checkedInDocsMatchTheDefinitions() throws IOException {
