@@ -248,6 +248,36 @@ final class DockerEngine implements AutoCloseable {
                 stop(p);
             }
         }
+        unmountUnder(execRoot);
+    }
+
+    /**
+     * dockerd leaves the bind mount of its network namespace (exec root/netns/default) behind when it stops; it and
+     * anything else still mounted under our exec root go, deepest first, so that no trace of the daemon is left.
+     */
+    private static void unmountUnder(String root) {
+        List<String> mounts;
+        try {
+            mounts = Files.readAllLines(Path.of("/proc/self/mounts"), StandardCharsets.UTF_8).stream()
+                    .map(l -> l.split(" ")[1]).filter(m -> m.startsWith(root + "/"))
+                    .sorted(java.util.Comparator.reverseOrder()).toList();
+        } catch (IOException e) {
+            return;
+        }
+        for (String mount : mounts) {
+            try {
+                Process umount = new ProcessBuilder("umount", mount).redirectErrorStream(true)
+                        .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+                if (!umount.waitFor(10, TimeUnit.SECONDS)) {
+                    umount.destroyForcibly();
+                }
+            } catch (IOException e) {
+                return;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 
     /** SIGTERM (dockerd stops its containers and containerd), then SIGKILL past the bound. */
