@@ -8,8 +8,11 @@ import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
 import io.tideline.common.time.Time;
 import io.tideline.proto.admin.AdminServiceGrpc.AdminServiceStub;
+import io.tideline.proto.admin.AlterBrokerConfigsRequest;
+import io.tideline.proto.admin.AlterBrokerConfigsResponse;
 import io.tideline.proto.admin.AlterTopicConfigsRequest;
 import io.tideline.proto.admin.AlterTopicConfigsResponse;
+import io.tideline.proto.admin.BrokerConfigEntry;
 import io.tideline.proto.admin.ConfigValue;
 import io.tideline.proto.admin.CreatePartitionsRequest;
 import io.tideline.proto.admin.ElectLeadersPartition;
@@ -26,6 +29,8 @@ import io.tideline.proto.admin.DeleteRecordsRequest;
 import io.tideline.proto.admin.DeleteRecordsResponse;
 import io.tideline.proto.admin.DeleteTopicsRequest;
 import io.tideline.proto.admin.DeleteTopicsResponse;
+import io.tideline.proto.admin.DescribeBrokerConfigsRequest;
+import io.tideline.proto.admin.DescribeBrokerConfigsResponse;
 import io.tideline.proto.admin.DescribeTopicsRequest;
 import io.tideline.proto.admin.DescribeTopicsResponse;
 import io.tideline.proto.admin.ListTopicsRequest;
@@ -39,6 +44,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalInt;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -75,6 +81,7 @@ public final class TidelineAdmin implements AutoCloseable {
     private final Time time;
     private final BrokerChannels channels;
     private final MetadataManager metadata;
+    private final StorageCalls storage;
 
     public TidelineAdmin(Map<String, ?> configs) {
         this(configs, Time.SYSTEM, ChannelFactory.plaintext());
@@ -91,6 +98,7 @@ public final class TidelineAdmin implements AutoCloseable {
         this.channels = new BrokerChannels(Objects.requireNonNull(channelFactory, "channelFactory"),
                 config.socketConnectionSetupTimeoutMs());
         this.metadata = new MetadataManager(config.bootstrapServers(), channels, config.requestTimeoutMs());
+        this.storage = new StorageCalls(config, channels, metadata, this::describeCluster);
     }
 
     public TopicResult createTopic(String name, int partitions, int replicationFactor, Map<String, String> configs) {
@@ -138,6 +146,55 @@ public final class TidelineAdmin implements AutoCloseable {
         Errors error = Errors.forCode(response.getErrorCode());
         return new TopicResult(topic, error, response.getErrorMessage().isEmpty() && error != Errors.NONE
                 ? error.defaultMessage() : response.getErrorMessage());
+    }
+
+    /**
+     * Kafka's describeConfigs of a BROKER resource. With a broker id, that broker itself answers (only it
+     * knows its static file): every dynamically changeable key with its value in force and its synonyms;
+     * empty asks any broker for the cluster-wide dynamic defaults (only the keys set there). Sorted by name.
+     *
+     * @param brokerId a broker's id, or empty for the cluster-wide default
+     * @throws TidelineClientException BROKER_NOT_AVAILABLE when the cluster does not list the broker, or the
+     *                                 broker's error; a transport error when it stayed unreachable
+     */
+    public Map<String, ConfigEntry> describeBrokerConfigs(OptionalInt brokerId) {
+        DescribeBrokerConfigsRequest request = DescribeBrokerConfigsRequest.newBuilder()
+                .setBrokerId(brokerId.orElse(-1)).build();
+        DescribeBrokerConfigsResponse response = brokerId.isEmpty()
+                ? callAnyBroker("DescribeBrokerConfigs", AdminServiceStub::describeBrokerConfigs, request)
+                : callBroker(brokerId.getAsInt(), "DescribeBrokerConfigs", AdminServiceStub::describeBrokerConfigs, request);
+        Errors error = Errors.forCode(response.getErrorCode());
+        if (error != Errors.NONE) {
+            throw new TidelineClientException(error, AdminProtos.message(error, response.getErrorMessage()));
+        }
+        Map<String, ConfigEntry> out = new LinkedHashMap<>();
+        for (BrokerConfigEntry e : response.getEntriesList()) {
+            List<ConfigEntry.ConfigSynonym> synonyms = e.getSynonymsList().stream().map(s -> new ConfigEntry.ConfigSynonym(
+                    s.getName(), s.getValue(), ConfigEntry.ConfigSource.valueOf(s.getSource().name()))).toList();
+            out.put(e.getName(), new ConfigEntry(e.getName(), e.hasValue() ? e.getValue() : null,
+                    ConfigEntry.ConfigSource.valueOf(e.getSource().name()), synonyms));
+        }
+        return out;
+    }
+
+    /**
+     * Kafka's incrementalAlterConfigs of a BROKER resource: sets {@code set} and removes {@code delete} for one
+     * broker, or with an empty id for the cluster-wide default. Validated by the controller; every broker
+     * applies it without a restart (docs/behaviours.md B56).
+     *
+     * @throws TidelineClientException INVALID_CONFIG naming a key that cannot change dynamically or a bad
+     *                                 value; BROKER_NOT_AVAILABLE for a broker id that is not registered
+     */
+    public void alterBrokerConfigs(OptionalInt brokerId, Map<String, String> set, Collection<String> delete) {
+        AlterBrokerConfigsRequest.Builder request = AlterBrokerConfigsRequest.newBuilder()
+                .setBrokerId(brokerId.orElse(-1)).addAllDelete(delete);
+        set.forEach((k, v) -> request.addSet(ConfigValue.newBuilder().setKey(k).setValue(v)));
+        AlterBrokerConfigsResponse response = callAnyBroker("AlterBrokerConfigs", AdminServiceStub::alterBrokerConfigs,
+                request.build());
+        Errors error = Errors.forCode(response.getErrorCode());
+        if (error != Errors.NONE) {
+            throw new TidelineClientException(error, AdminProtos.message(error, response.getErrorMessage()));
+        }
     }
 
     /**
@@ -247,6 +304,24 @@ public final class TidelineAdmin implements AutoCloseable {
         return ordered;
     }
 
+    /**
+     * Kafka's describeLogDirs: each broker of {@code brokerIds} (empty: every registered broker) reports
+     * its own log dirs and the replicas in them of {@code topics} (empty: every topic), asked all at once.
+     * One entry per broker, by id; a broker that is not registered or does not answer comes back with its
+     * error (BROKER_NOT_AVAILABLE, REQUEST_TIMED_OUT) instead of failing the call.
+     */
+    public Map<Integer, BrokerLogDirs> describeLogDirs(Collection<Integer> brokerIds, Collection<String> topics) {
+        return storage.describeLogDirs(brokerIds, topics);
+    }
+
+    /**
+     * Why each segment of {@code tp}'s replica on {@code brokerId} (-1: the partition's leader) is still on
+     * disk, as of that broker's next retention pass (docs/behaviours.md B59). Errors are in the result.
+     */
+    public ReplicaRetention explainRetention(TopicPartition tp, int brokerId) {
+        return storage.explainRetention(tp, brokerId);
+    }
+
     @Override
     public void close() {
         channels.close();
@@ -328,6 +403,31 @@ public final class TidelineAdmin implements AutoCloseable {
             }
         }
         return transportFailure;
+    }
+
+    /** Sends to broker {@code brokerId}, found through Metadata, retrying a transport failure until the timeout. */
+    private <Q, A> A callBroker(int brokerId, String name, AdminMethod<Q, A> method, Q request) {
+        long deadline = time.milliseconds() + config.defaultApiTimeoutMs();
+        while (true) {
+            BrokerAddress address = metadata.refresh(List.of()).brokers().get(brokerId);
+            if (address == null) {
+                throw new TidelineClientException(Errors.BROKER_NOT_AVAILABLE, "broker " + brokerId
+                        + " is not registered in the cluster (registered: "
+                        + new java.util.TreeSet<>(metadata.current().brokers().keySet()) + ")");
+            }
+            String target = name + " to broker " + brokerId + " at " + address;
+            try {
+                AdminServiceStub stub = channels.admin(address, config.requestTimeoutMs() + RPC_SLACK_MS);
+                return Rpc.await(Rpc.call(target, (Q q, StreamObserver<A> o) -> method.call(stub, q, o), request),
+                        config.requestTimeoutMs() + 2 * RPC_SLACK_MS, target);
+            } catch (TidelineClientException e) {
+                if (!Rpc.retriable(e) || time.milliseconds() >= deadline) {
+                    throw e;
+                }
+                log.debug("{} failed, retrying: {}", target, e.getMessage());
+                backOff(deadline);
+            }
+        }
     }
 
     private <Q, A> A callAnyBroker(String name, AdminMethod<Q, A> method, Q request) {

@@ -13,7 +13,7 @@ import io.tideline.store.epoch.LeaderEpochCache;
 import io.tideline.store.record.MemoryRecords;
 import io.tideline.store.record.RecordBatch;
 import io.tideline.store.retention.DeletionReason;
-import io.tideline.store.retention.RetentionRules;
+import io.tideline.store.retention.RetentionPlan;
 import io.tideline.store.retention.SegmentDeleter;
 import io.tideline.store.segment.FileBatch;
 import io.tideline.store.segment.LogFileNames;
@@ -630,7 +630,8 @@ public final class Log implements AutoCloseable {
      * One retention pass: closed segments wholly below the log start offset, then the oldest while the
      * log exceeds retention.bytes, then those whose largest timestamp is older than retention.ms. Only
      * a prefix of closed segments wholly below the high watermark is ever taken; the active segment
-     * stays whatever its age. Returns the number of segments deleted.
+     * stays whatever its age. Returns the number of segments deleted. What it deletes is decided by
+     * {@link RetentionPlan}, the same evaluation {@link #retentionView} shows an operator.
      */
     public int deleteOldSegments() {
         lock.lock();
@@ -638,38 +639,57 @@ public final class Log implements AutoCloseable {
             if (closed) {
                 return 0;
             }
-            return deleteLogStartOffsetBreachedSegments()
-                    + deleteSegments(RetentionRules.sizeBreached(closedSegmentsBelowHighWatermark(), size(),
-                    config.retentionBytes()), DeletionReason.RETENTION_SIZE_BREACH)
-                    + deleteSegments(RetentionRules.timeBreached(closedSegmentsBelowHighWatermark(), time.milliseconds(),
-                    config.retentionMs()), DeletionReason.RETENTION_TIME_BREACH);
+            RetentionPlan plan = retentionPlan(time.milliseconds());
+            return deleteSegments(plan.belowLogStartOffset(), DeletionReason.LOG_START_OFFSET_BREACH)
+                    + deleteSegments(plan.sizeBreached(), DeletionReason.RETENTION_SIZE_BREACH)
+                    + deleteSegments(plan.timeBreached(), DeletionReason.RETENTION_TIME_BREACH);
         } finally {
             lock.unlock();
         }
     }
 
     private int deleteLogStartOffsetBreachedSegments() {
-        return deleteSegments(RetentionRules.belowLogStartOffset(closedSegmentsBelowHighWatermark(), logStartOffset),
+        return deleteSegments(retentionPlan(time.milliseconds()).belowLogStartOffset(),
                 DeletionReason.LOG_START_OFFSET_BREACH);
     }
 
-    /**
-     * Closed segments whose whole range lies below the high watermark, oldest first, each with the base
-     * offset of the segment after it (its exclusive end).
-     */
-    private List<RetentionRules.Candidate> closedSegmentsBelowHighWatermark() {
-        List<RetentionRules.Candidate> candidates = new ArrayList<>();
+    /** The retention rules evaluated over the current segments as a pass at {@code nowMs} would. */
+    private RetentionPlan retentionPlan(long nowMs) {
+        List<RetentionPlan.SegmentFacts> facts = new ArrayList<>(segments.size());
         LogSegment previous = null;
         for (LogSegment segment : segments.values()) {
             if (previous != null) {
-                if (segment.baseOffset() > highWatermark) {
-                    break;
-                }
-                candidates.add(new RetentionRules.Candidate(previous, segment.baseOffset()));
+                facts.add(new RetentionPlan.SegmentFacts(previous.baseOffset(), segment.baseOffset(), previous.size(),
+                        previous.maxTimestampSoFar()));
             }
             previous = segment;
         }
-        return candidates;
+        facts.add(new RetentionPlan.SegmentFacts(previous.baseOffset(), logEndOffset, previous.size(),
+                previous.maxTimestampSoFar()));
+        LogConfig cfg = config;
+        return RetentionPlan.evaluate(facts, logStartOffset, highWatermark, cfg.retentionMs(), cfg.retentionBytes(),
+                nowMs, nowMs);
+    }
+
+    /**
+     * What a retention pass at {@code passAtMs} would decide about each segment, with the offsets and
+     * limits it decides on, read under the lock in one consistent view. Nothing is deleted. A segment
+     * the view calls due is one a pass at that instant deletes, if the log does not change before.
+     */
+    public RetentionView retentionView(long passAtMs) {
+        lock.lock();
+        try {
+            LogConfig cfg = config;
+            return new RetentionView(logStartOffset, highWatermark, logEndOffset, cfg.retentionMs(), cfg.retentionBytes(),
+                    cfg.fileDeleteDelayMs(), retentionPlan(passAtMs));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** See {@link #retentionView}. */
+    public record RetentionView(long logStartOffset, long highWatermark, long logEndOffset, long retentionMs,
+                                long retentionBytes, long fileDeleteDelayMs, RetentionPlan plan) {
     }
 
     /** Takes the first {@code count} segments out of the log and hands them to the deleter. */
@@ -699,7 +719,7 @@ public final class Log implements AutoCloseable {
         } catch (IOException e) {
             throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Renaming deleted segments of " + topicPartition + " failed", e);
         } finally {
-            deleter.scheduleUnlink(renamed, config.fileDeleteDelayMs());
+            deleter.scheduleUnlink(renamed, config.fileDeleteDelayMs(), time.milliseconds());
         }
         log.info("Deleting {} segment(s) of {} ({}), base offsets {} to {}; log start offset is now {}", count,
                 topicPartition, reason, toDelete.get(0).baseOffset(), toDelete.get(count - 1).baseOffset(), logStartOffset);
@@ -726,6 +746,7 @@ public final class Log implements AutoCloseable {
                 if (segment.baseOffset() >= offset) {
                     segments.remove(segment.baseOffset());
                     segment.closeAndDeleteFiles();
+                    deleter.unlinkedNow(segment, time.milliseconds());
                 }
             }
             epochCache.truncateFromEnd(offset);
@@ -754,7 +775,7 @@ public final class Log implements AutoCloseable {
                 segment.changeFileSuffixes("", LogFileNames.DELETED_SUFFIX, false);
             }
             FileUtils.fsyncDirectory(dir);
-            deleter.scheduleUnlink(all, config.fileDeleteDelayMs());
+            deleter.scheduleUnlink(all, config.fileDeleteDelayMs(), time.milliseconds());
             epochCache.clear();
             LogSegment fresh = newSegment(newOffset);
             segments.put(newOffset, fresh);
@@ -904,6 +925,7 @@ public final class Log implements AutoCloseable {
             closed = true;
             for (LogSegment segment : segments.values()) {
                 segment.closeAndDeleteFiles();
+                deleter.unlinkedNow(segment, time.milliseconds());
             }
             segments.clear();
         } catch (IOException e) {

@@ -13,6 +13,7 @@ import io.tideline.store.dir.LogDirLock;
 import io.tideline.store.dir.MetaProperties;
 import io.tideline.store.log.DeleteRecordsResult;
 import io.tideline.store.log.Log;
+import io.tideline.store.retention.RetentionExplanation;
 import io.tideline.store.retention.SegmentDeleter;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -54,12 +55,19 @@ public final class LogManager implements AutoCloseable {
     private final Map<TopicPartition, Log> logs = new ConcurrentHashMap<>();
     private final Map<TopicPartition, LogDirectory> logDirOf = new ConcurrentHashMap<>();
     private final Map<String, Map<String, ?>> topicOverrides = new ConcurrentHashMap<>();
+    /**
+     * The broker-level defaults every topic's overrides apply over: the static ones until
+     * {@link #updateDefaults} (dynamic broker configs) replaces them.
+     */
+    private volatile LogConfig defaults;
     private final List<LogDirectory> dirs = new ArrayList<>();
     /** Dirs that failed (I/O error, disk full): their logs are gone from this manager until a restart. */
     private final Set<Path> offlineDirs = ConcurrentHashMap.newKeySet();
     private final List<Scheduler.Cancellable> tasks = new ArrayList<>();
     private volatile boolean started;
     private volatile boolean closed;
+    /** When the retention task was scheduled: its passes are due every interval from here. */
+    private volatile long retentionScheduledAtMs;
 
     public LogManager(StoreConfig config, String clusterId, int nodeId, Time time, Scheduler scheduler,
                       MetricRegistry metrics, Random random) {
@@ -71,6 +79,7 @@ public final class LogManager implements AutoCloseable {
         this.metrics = metrics;
         this.random = random;
         this.deleter = new SegmentDeleter(scheduler);
+        this.defaults = config.logConfigDefaults();
     }
 
     /** Locks, stamps and loads every log dir, then schedules retention and checkpoints. */
@@ -94,6 +103,7 @@ public final class LogManager implements AutoCloseable {
         metrics.register(LogMetrics.OFFLINE_LOG_DIRECTORY_COUNT,
                 (com.codahale.metrics.Gauge<Integer>) offlineDirs::size);
         long retentionInterval = config.retentionCheckIntervalMs();
+        retentionScheduledAtMs = time.milliseconds();
         tasks.add(scheduler.schedule("kafka-log-retention", this::cleanupLogs, retentionInterval, retentionInterval));
         if (config.offsetCheckpointIntervalMs() > 0) {
             tasks.add(scheduler.schedule("kafka-recovery-point-checkpoint", this::checkpointRecoveryPointsAndHighWatermarks,
@@ -147,8 +157,8 @@ public final class LogManager implements AutoCloseable {
 
     private LogConfig logConfigFor(String topic) {
         Map<String, ?> overrides = topicOverrides.get(topic);
-        LogConfig defaults = config.logConfigDefaults();
-        return overrides == null ? defaults : defaults.withOverrides(overrides);
+        LogConfig current = defaults;
+        return overrides == null ? current : current.withOverrides(overrides);
     }
 
     /**
@@ -179,14 +189,43 @@ public final class LogManager implements AutoCloseable {
     }
 
     /** Sets a topic's overrides and applies them to its open logs (validated: INVALID_CONFIG if bad). */
-    public void updateTopicConfig(String topic, Map<String, ?> overrides) {
-        LogConfig newConfig = config.logConfigDefaults().withOverrides(overrides);
+    public synchronized void updateTopicConfig(String topic, Map<String, ?> overrides) {
+        LogConfig newConfig = defaults.withOverrides(overrides);
         topicOverrides.put(topic, Map.copyOf(overrides));
         for (Log l : logs.values()) {
             if (l.topicPartition().topic().equals(topic)) {
                 l.updateConfig(newConfig);
             }
         }
+    }
+
+    /**
+     * Replaces the broker-level defaults (dynamic broker configs) and applies them at once to every open
+     * log, under its topic's overrides: a topic without its own retention.ms follows the new default at
+     * the next retention pass, one with it keeps its own. Logs created later get them too.
+     *
+     * @throws io.tideline.common.config.ConfigException if a topic's overrides do not apply over them;
+     *                                                    nothing is changed then
+     */
+    public synchronized void updateDefaults(LogConfig newDefaults) {
+        Map<String, LogConfig> byTopic = new HashMap<>();
+        for (Log l : logs.values()) {
+            String topic = l.topicPartition().topic();
+            Map<String, ?> overrides = topicOverrides.get(topic);
+            byTopic.computeIfAbsent(topic, t -> overrides == null ? newDefaults : newDefaults.withOverrides(overrides));
+        }
+        defaults = newDefaults;
+        for (Log l : logs.values()) {
+            LogConfig c = byTopic.get(l.topicPartition().topic());
+            if (c != null) {
+                l.updateConfig(c);
+            }
+        }
+    }
+
+    /** The broker-level defaults in force (static, or as the last {@link #updateDefaults} set them). */
+    public LogConfig defaults() {
+        return defaults;
     }
 
     private LogDirectory leastLoadedDir() {
@@ -367,6 +406,54 @@ public final class LogManager implements AutoCloseable {
         return deletedFilesScanner.scan(logDirs());
     }
 
+
+    /** When the next scheduled retention pass is due (every log.retention.check.interval.ms). */
+    public long nextRetentionPassMs() {
+        return RetentionExplainer.nextPassMs(retentionScheduledAtMs, config.retentionCheckIntervalMs(),
+                time.milliseconds());
+    }
+
+    /**
+     * Why each segment of {@code tp}'s log is still on disk, as of the next retention pass (see
+     * {@link RetentionExplanation}); empty if this store has no log of {@code tp}.
+     */
+    public Optional<RetentionExplanation> explainRetention(TopicPartition tp) {
+        Log l = logs.get(tp);
+        LogDirectory d = logDirOf.get(tp);
+        if (l == null || d == null) {
+            return Optional.empty();
+        }
+        return Optional.of(RetentionExplainer.explain(l, d.path, deleter, time.milliseconds(), nextRetentionPassMs(),
+                config.retentionCheckIntervalMs()));
+    }
+
+    /**
+     * Every log dir with the replicas in it that {@code include} selects (Kafka's DescribeLogDirs). A
+     * failed dir is reported with KAFKA_STORAGE_ERROR and nothing in it.
+     */
+    public List<LogDirDescription> describeLogDirs(java.util.function.Predicate<TopicPartition> include) {
+        List<LogDirDescription> out = new ArrayList<>();
+        for (LogDirectory d : dirs) {
+            if (offlineDirs.contains(d.path)) {
+                out.add(new LogDirDescription(d.path, Errors.KAFKA_STORAGE_ERROR, List.of(), List.of()));
+                continue;
+            }
+            List<LogDirDescription.Replica> replicas = new ArrayList<>();
+            logDirOf.forEach((tp, dir) -> {
+                Log l = logs.get(tp);
+                if (dir == d && l != null && include.test(tp)) {
+                    long hw = l.highWatermark();
+                    long leo = l.logEndOffset();
+                    replicas.add(new LogDirDescription.Replica(tp, l.size(), Math.max(0, hw - leo), false,
+                            l.numberOfSegments(), l.logStartOffset(), leo, hw, deleter.pending(tp),
+                            deleter.heldOpen(tp)));
+                }
+            });
+            replicas.sort(java.util.Comparator.comparing(LogDirDescription.Replica::topicPartition));
+            out.add(new LogDirDescription(d.path, Errors.NONE, replicas, deletedFilesScanner.scan(List.of(d.path))));
+        }
+        return out;
+    }
 
     private void ensureStarted() {
         if (!started || closed) {

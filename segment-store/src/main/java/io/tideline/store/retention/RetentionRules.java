@@ -1,6 +1,5 @@
 package io.tideline.store.retention;
 
-import io.tideline.store.segment.LogSegment;
 import java.util.List;
 
 /**
@@ -12,8 +11,11 @@ public final class RetentionRules {
     private RetentionRules() {
     }
 
-    /** A closed segment and the base offset of the segment after it (its exclusive end offset). */
-    public record Candidate(LogSegment segment, long nextSegmentBaseOffset) {
+    /**
+     * What the rules know of a closed segment: its base offset, the base offset of the segment after it
+     * (its exclusive end offset), the bytes of its {@code .log} and its largest record timestamp.
+     */
+    public record Candidate(long baseOffset, long nextSegmentBaseOffset, long size, long maxTimestamp) {
     }
 
     /** Segments that end at or below the start offset: nothing in them can be read any more. */
@@ -39,10 +41,10 @@ public final class RetentionRules {
         long excess = logSize - retentionBytes;
         int count = 0;
         for (Candidate c : candidates) {
-            if (excess - c.segment().size() < 0) {
+            if (excess - c.size() < 0) {
                 break;
             }
-            excess -= c.segment().size();
+            excess -= c.size();
             count++;
         }
         return count;
@@ -58,7 +60,7 @@ public final class RetentionRules {
         }
         int count = 0;
         for (Candidate c : candidates) {
-            if (nowMs - c.segment().maxTimestampSoFar() <= retentionMs) {
+            if (nowMs - c.maxTimestamp() <= retentionMs) {
                 break;
             }
             count++;

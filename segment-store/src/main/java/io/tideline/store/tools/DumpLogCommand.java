@@ -36,16 +36,19 @@ import picocli.CommandLine.Option;
  * {@code kafka-dump-log}, and checks indexes against the {@code .log} next to them.
  *
  * <pre>
- *  .log        baseOffset: 0 lastOffset: 2 count: 3 position: 0 CreateTime: 1700000000002 maxTimestamp: 1700000000002
- *              size: 110 magic: 2 compresscodec: none crc: 2745134400 isvalid: true partitionLeaderEpoch: 4 ...
- *              | offset: 0 CreateTime: 1700000000000 keySize: 2 valueSize: 5 sequence: -1 headerKeys: [trace] key: k0 payload: hello
+ *  .log        baseOffset: 0 lastOffset: 2 count: 3 position: 0 CreateTime: 2023-11-14T22:13:20.002Z
+ *              maxTimestamp: 2023-11-14T22:13:20.002Z size: 110 magic: 2 compresscodec: none crc: 2745134400 ...
+ *              | offset: 0 CreateTime: 2023-11-14T22:13:20Z keySize: 2 valueSize: 5 sequence: -1 headerKeys: [trace] key: k0 payload: hello
  *  .index      offset: 17 position: 4113
- *  .timeindex  timestamp: 1700000000005 offset: 17
+ *  .timeindex  timestamp: 2023-11-14T22:13:20.005Z offset: 17
  *  .txnindex   version: 0 producerId: 7 firstOffset: 10 lastOffset: 12 lastStableOffset: 10
  * </pre>
  *
  * As in Kafka's tool, the value after {@code CreateTime:}/{@code LogAppendTime:} on a batch line is the
  * batch's max timestamp (repeated as {@code maxTimestamp:}); on a record line it is the record's.
+ * Timestamps print as ISO-8601 ({@code Instant.toString()}); {@code --timestamps epoch-ms} prints the
+ * epoch milliseconds Kafka's {@code kafka-dump-log} prints, so the two outputs can be diffed. A missing
+ * timestamp (-1) prints as -1 either way (docs/cli.md, dump-log).
  * Record lines ({@code | ...}) appear with {@code --print-data-log}; keys and values are shown as
  * UTF-8 text when they decode as such, otherwise as {@code 0x} hex.
  *
@@ -90,6 +93,32 @@ public final class DumpLogCommand implements Callable<Integer> {
     @Option(names = "--max-bytes", paramLabel = "N", defaultValue = "2147483647",
             description = "Read at most the batches lying within the first N bytes of each .log (default: all).")
     private int maxBytes;
+
+    /** How timestamps print: ISO-8601 for people, or Kafka's epoch milliseconds for diffing with its tool. */
+    enum TimestampFormat {
+        iso, epoch_ms;
+
+        String format(long timestamp) {
+            return this == epoch_ms || timestamp < 0 ? Long.toString(timestamp)
+                    : java.time.Instant.ofEpochMilli(timestamp).toString();
+        }
+    }
+
+    @Option(names = "--timestamps", paramLabel = "iso|epoch-ms", defaultValue = "iso",
+            converter = TimestampFormatConverter.class,
+            description = "iso (default): ISO-8601; epoch-ms: milliseconds, as Kafka's kafka-dump-log prints them.")
+    private TimestampFormat timestamps = TimestampFormat.iso;
+
+    static final class TimestampFormatConverter implements CommandLine.ITypeConverter<TimestampFormat> {
+        @Override
+        public TimestampFormat convert(String value) {
+            return switch (value) {
+                case "iso" -> TimestampFormat.iso;
+                case "epoch-ms" -> TimestampFormat.epoch_ms;
+                default -> throw new CommandLine.TypeConversionException("must be iso or epoch-ms, got '" + value + "'");
+            };
+        }
+    }
 
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
     private boolean help;
@@ -278,7 +307,7 @@ public final class DumpLogCommand implements Callable<Integer> {
         for (Record r : records) {
             int sequence = batch.baseSequence() < 0 ? -1 : batch.baseSequence() + (int) (r.offset() - batch.baseOffset());
             out.println("| offset: " + r.offset()
-                    + " " + timeLabel + ": " + r.timestamp()
+                    + " " + timeLabel + ": " + timestamps.format(r.timestamp())
                     + " keySize: " + (r.key() == null ? -1 : r.key().length)
                     + " valueSize: " + (r.value() == null ? -1 : r.value().length)
                     + " sequence: " + sequence
@@ -289,7 +318,7 @@ public final class DumpLogCommand implements Callable<Integer> {
         return true;
     }
 
-    private static String batchLine(RecordBatch batch, int position) {
+    private String batchLine(RecordBatch batch, int position) {
         String codec;
         try {
             codec = batch.compressionType().label;
@@ -300,8 +329,8 @@ public final class DumpLogCommand implements Callable<Integer> {
                 + " lastOffset: " + batch.lastOffset()
                 + " count: " + batch.recordCount()
                 + " position: " + position
-                + " " + timestampLabel(batch) + ": " + batch.maxTimestamp()
-                + " maxTimestamp: " + batch.maxTimestamp()
+                + " " + timestampLabel(batch) + ": " + timestamps.format(batch.maxTimestamp())
+                + " maxTimestamp: " + timestamps.format(batch.maxTimestamp())
                 + " size: " + batch.sizeInBytes()
                 + " magic: " + batch.magic()
                 + " compresscodec: " + codec
@@ -337,7 +366,7 @@ public final class DumpLogCommand implements Callable<Integer> {
 
     private void dumpTimeIndex(Path file) throws IOException {
         for (TimeEntry e : timeIndexEntries(file)) {
-            out.println("timestamp: " + e.timestamp() + " offset: " + e.offset());
+            out.println("timestamp: " + timestamps.format(e.timestamp()) + " offset: " + e.offset());
         }
     }
 
@@ -384,7 +413,7 @@ public final class DumpLogCommand implements Callable<Integer> {
             TimeEntry e = entries.get(i);
             List<String> reasons = new ArrayList<>();
             if (previous != null && e.timestamp() <= previous.timestamp()) {
-                reasons.add("timestamp is not above the previous entry's (" + previous.timestamp() + ")");
+                reasons.add("timestamp is not above the previous entry's (" + timestamps.format(previous.timestamp()) + ")");
             }
             if (previous != null && e.offset() < previous.offset()) {
                 reasons.add("offset is below the previous entry's (" + previous.offset() + ")");
@@ -396,12 +425,12 @@ public final class DumpLogCommand implements Callable<Integer> {
             } else {
                 long max = log.maxTimestampUpTo(e.offset());
                 if (e.timestamp() > max) {
-                    reasons.add("no batch up to offset " + e.offset() + " has a timestamp that high (largest: " + max + ")");
+                    reasons.add("no batch up to offset " + e.offset() + " has a timestamp that high (largest: " + timestamps.format(max) + ")");
                 }
             }
             for (String reason : reasons) {
                 mismatches++;
-                out.println("Mismatch in " + file.getFileName() + " entry " + i + " (timestamp: " + e.timestamp()
+                out.println("Mismatch in " + file.getFileName() + " entry " + i + " (timestamp: " + timestamps.format(e.timestamp())
                         + " offset: " + e.offset() + "): " + reason);
             }
             previous = e;

@@ -235,6 +235,31 @@ class LogManagerTest {
     }
 
     @Test
+    void newDefaultsReachOpenLogsUnderTheirTopicOverridesAndTheNextRetentionPassActsOnThem() throws IOException {
+        LogManager manager = start();
+        Log plain = manager.getOrCreateLog(new TopicPartition("plain", 0), Map.of());
+        Log own = manager.getOrCreateLog(new TopicPartition("own", 0), Map.of("retention.ms", 3_600_000L));
+        append(plain, 40);
+        append(own, 40);
+        int segments = plain.numberOfSegments();
+        assertTrue(segments > 3, "rolled at 1 KiB: " + segments);
+        time.advance(600_000); // two retention passes under retention.ms=-1: nothing goes
+        assertEquals(segments, plain.numberOfSegments());
+
+        manager.updateDefaults(manager.defaults().withOverrides(Map.of("retention.ms", 60_000L)));
+        assertEquals(60_000L, plain.config().retentionMs(), "no override: the new default");
+        assertEquals(3_600_000L, own.config().retentionMs(), "the topic's own value stays");
+        assertEquals(1024, own.config().segmentBytes(), "the other defaults are kept under the override");
+        assertEquals(60_000L, manager.getOrCreateLog(new TopicPartition("later", 0), Map.of()).config().retentionMs(),
+                "a log created afterwards starts with the new default");
+
+        time.advance(300_000); // the next scheduled pass
+        assertEquals(1, plain.numberOfSegments(), "only the active segment is left");
+        assertTrue(plain.logStartOffset() > 0);
+        assertEquals(0, own.logStartOffset(), "one hour has not passed for the topic with its own retention");
+    }
+
+    @Test
     void invalidTopicOverrideIsRefusedWithInvalidConfigNamingTheKey() throws IOException {
         LogManager manager = start();
         TopicPartition tp = new TopicPartition("bad", 0);

@@ -26,6 +26,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -104,11 +105,43 @@ class DumpLogCommandTest {
         }
         // Batch 0 (offset 0): null key, headers; batch 5's first record (offset 9) has a null value.
         String value = "value-0-0-" + "x".repeat(40);
-        assertEquals("| offset: 0 CreateTime: " + T0 + " keySize: -1 valueSize: " + value.length()
+        assertEquals("| offset: 0 CreateTime: " + Instant.ofEpochMilli(T0) + " keySize: -1 valueSize: " + value.length()
                 + " sequence: -1 headerKeys: [trace, src] key: null payload: " + value, recordLines.get(0));
         assertTrue(recordLines.get(9).contains(" valueSize: -1 ") && recordLines.get(9).endsWith(" payload: null"),
                 recordLines.get(9));
         assertTrue(recordLines.get(1).contains(" headerKeys: [] key: key-1-0 "), recordLines.get(1));
+    }
+
+    @Test
+    void timestampsPrintAsIsoByDefaultAndAsKafkasEpochMillisWithTimestampsEpochMs() throws IOException {
+        String log = files(LogFileNames.LOG_SUFFIX).get(0).toString();
+        String timeIndex = files(LogFileNames.TIME_INDEX_SUFFIX).get(0).toString();
+        Result iso = run("--print-data-log", "--files", log, timeIndex);
+        Result epoch = run("--print-data-log", "--timestamps", "epoch-ms", "--files", log, timeIndex);
+        assertEquals(0, epoch.code, epoch.err);
+        String firstBatch = epoch.linesStartingWith("baseOffset: ").get(0);
+        long max = Long.parseLong(field(firstBatch, "maxTimestamp"));
+        assertEquals(max, Long.parseLong(field(firstBatch, "CreateTime")), "Kafka's batch line: both are the max");
+        assertTrue(iso.linesStartingWith("baseOffset: ").get(0).contains(" CreateTime: " + Instant.ofEpochMilli(max)
+                + " maxTimestamp: " + Instant.ofEpochMilli(max) + " "), iso.out);
+        assertTrue(epoch.linesStartingWith("| offset: 0 ").get(0).startsWith("| offset: 0 CreateTime: " + T0 + " "),
+                epoch.out);
+        // Only the times differ: converting them back gives the same dump line for line.
+        List<String> isoLines = iso.out.lines().toList();
+        List<String> epochLines = epoch.out.lines().toList();
+        assertEquals(epochLines.size(), isoLines.size());
+        java.util.regex.Pattern isoTime = java.util.regex.Pattern.compile("\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z");
+        for (int i = 0; i < isoLines.size(); i++) {
+            String back = isoTime.matcher(isoLines.get(i))
+                    .replaceAll(m -> Long.toString(Instant.parse(m.group()).toEpochMilli()));
+            assertEquals(epochLines.get(i), back);
+        }
+        assertTrue(epoch.linesStartingWith("timestamp: ").get(0).matches("timestamp: \\d+ offset: \\d+"), epoch.out);
+
+        Result bad = run("--timestamps", "unix", "--files", log);
+        assertEquals(DumpLogCommand.EXIT_USAGE, bad.code);
+        assertEquals(1, bad.errLines().size(), bad.err);
+        assertTrue(bad.err.contains("must be iso or epoch-ms, got 'unix'"), bad.err);
     }
 
     @Test
@@ -190,7 +223,7 @@ class DumpLogCommandTest {
         ByteBuffer rawTime = ByteBuffer.wrap(Files.readAllBytes(timeIndex));
         List<String> expectedTime = new ArrayList<>();
         for (int at = 0; at < rawTime.limit(); at += 12) {
-            expectedTime.add("timestamp: " + rawTime.getLong(at) + " offset: " + rawTime.getInt(at + 8));
+            expectedTime.add("timestamp: " + Instant.ofEpochMilli(rawTime.getLong(at)) + " offset: " + rawTime.getInt(at + 8));
         }
         assertEquals(expectedTime, result.linesStartingWith("timestamp: "));
     }

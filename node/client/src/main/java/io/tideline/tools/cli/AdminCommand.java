@@ -21,6 +21,8 @@ import picocli.CommandLine.ScopeType;
  * tideline admin --bootstrap-server 127.0.0.1:9092 topics --describe [--topic orders] [--under-replicated-partitions]
  * tideline admin --bootstrap-server 127.0.0.1:9092 topics --list
  * tideline admin --bootstrap-server 127.0.0.1:9092 delete-records --offset-json-file offsets.json
+ * tideline admin --bootstrap-server 127.0.0.1:9092 log-dirs --describe [--broker-list 1,2] [--topic-list orders]
+ * tideline admin --bootstrap-server 127.0.0.1:9092 explain-retention --topic orders --partition 0 [--broker 2]
  * </pre>
  *
  * The options of this command ({@code --bootstrap-server}, {@code --command-config}, {@code --output})
@@ -75,14 +77,17 @@ public final class AdminCommand implements Callable<Integer> {
                 .addSubcommand(new TopicsCommand(admin))
                 .addSubcommand(new DeleteRecordsCommand(admin))
                 .addSubcommand(new LeaderElectionCommand(admin))
-                .addSubcommand(new ConfigsCommand(admin));
+                .addSubcommand(new ConfigsCommand(admin))
+                .addSubcommand(new LogDirsCommand(admin))
+                .addSubcommand(new ExplainRetentionCommand(admin));
         cmd.setCaseInsensitiveEnumValuesAllowed(true);
         return Cli.execute("admin", cmd, io, args);
     }
 
     @Override
     public Integer call() {
-        throw CliException.usage("name a command: topics, configs, leader-election or delete-records (see --help)");
+        throw CliException.usage("name a command: topics, configs, leader-election, delete-records, log-dirs or "
+                + "explain-retention (see --help)");
     }
 
     boolean json() {

@@ -9,6 +9,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
@@ -16,13 +17,14 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code admin configs}, as Kafka's {@code kafka-configs.sh} for topics: {@code --describe} prints a
- * topic's overrides in Kafka's lines, {@code --alter} sets ({@code --add-config k=v,k2=[a,b]}) and
- * removes ({@code --delete-config k,k2}) overrides. Changes are validated by the controller as at
- * create and reach every broker without a restart; a retention change takes effect at the next pass.
- * Broker-level dynamic configs are not there yet: {@code --entity-type brokers} is refused.
+ * {@code admin configs}, as Kafka's {@code kafka-configs.sh} for topics and brokers: {@code --describe}
+ * prints a topic's overrides (or a broker's dynamic configs, {@link BrokerConfigsAction}) in Kafka's lines,
+ * {@code --alter} sets ({@code --add-config k=v,k2=[a,b]}) and removes ({@code --delete-config k,k2})
+ * them. Changes are validated by the controller and reach every broker without a restart; a retention
+ * change takes effect at the next pass.
  */
-@Command(name = "configs", sortOptions = false, description = "Describe or change a topic's config overrides.")
+@Command(name = "configs", sortOptions = false,
+        description = "Describe or change a topic's config overrides or a broker's dynamic configs.")
 final class ConfigsCommand implements Callable<Integer> {
     static final class Action {
         @Option(names = "--describe", required = true, description = "Print the overrides.")
@@ -34,13 +36,21 @@ final class ConfigsCommand implements Callable<Integer> {
     @ArgGroup(exclusive = true, multiplicity = "1")
     Action action;
 
-    @Option(names = "--entity-type", paramLabel = "topics", required = true,
-            description = "topics (broker-level dynamic configs are not supported yet).")
+    @Option(names = "--entity-type", paramLabel = "topics|brokers", required = true,
+            description = "topics, or brokers (dynamic broker configs).")
     String entityType;
 
     @Option(names = "--entity-name", paramLabel = "NAME",
-            description = "The topic (with --describe, default: every topic).")
+            description = "The topic, or the broker id (with --describe, default: every topic, or every broker and "
+                    + "the cluster default).")
     String entityName;
+
+    @Option(names = "--entity-default", description = "Brokers: the cluster-wide default of every broker.")
+    boolean entityDefault;
+
+    @Option(names = "--all", description = "With --describe of a broker: every dynamic key with its value in force, "
+            + "not only the ones set for the broker.")
+    boolean all;
 
     @Option(names = "--add-config", paramLabel = "K=V,K2=[A,B]",
             description = "With --alter: overrides to set, comma-separated; a value with commas goes in [ ].")
@@ -58,20 +68,36 @@ final class ConfigsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (!"topics".equals(entityType) && !"topic".equals(entityType)) {
-            throw CliException.usage("--entity-type " + entityType + " is not supported"
-                    + ("brokers".equals(entityType) || "broker".equals(entityType)
-                    ? " yet: only topics have dynamic configs" : " (topics)"));
+        boolean brokers = "brokers".equals(entityType) || "broker".equals(entityType);
+        if (!brokers && !"topics".equals(entityType) && !"topic".equals(entityType)) {
+            throw CliException.usage("--entity-type " + entityType + " is not supported (topics, brokers)");
         }
         if (action.describe && (addConfig != null || deleteConfig != null)) {
             throw CliException.usage("--add-config and --delete-config only go with --alter");
         }
-        if (action.alter && (entityName == null || (addConfig == null && deleteConfig == null))) {
-            throw CliException.usage("--alter needs --entity-name and --add-config or --delete-config");
+        if (!brokers && (entityDefault || all)) {
+            throw CliException.usage((entityDefault ? "--entity-default" : "--all") + " only goes with --entity-type brokers");
+        }
+        if (entityDefault && entityName != null) {
+            throw CliException.usage("--entity-name and --entity-default cannot be given together");
+        }
+        if (action.alter && all) {
+            throw CliException.usage("--all only goes with --describe");
+        }
+        boolean named = entityName != null || entityDefault;
+        if (action.alter && (!named || (addConfig == null && deleteConfig == null))) {
+            throw CliException.usage("--alter needs " + (brokers ? "--entity-name or --entity-default" : "--entity-name")
+                    + " and --add-config or --delete-config");
         }
         Map<String, String> set = addConfig == null ? Map.of() : parseAdd(addConfig);
         List<String> delete = deleteConfig == null ? List.of() : List.of(deleteConfig.split(","));
+        OptionalInt broker = brokers && named ? BrokerConfigsAction.entity(entityName, entityDefault) : OptionalInt.empty();
         try (TidelineAdmin client = admin.client()) {
+            if (brokers) {
+                BrokerConfigsAction brokerConfigs = new BrokerConfigsAction(admin);
+                return action.describe ? brokerConfigs.describe(client, named ? List.of(broker) : null, all)
+                        : brokerConfigs.alter(client, broker, set, delete);
+            }
             return action.describe ? describe(client) : alter(client, set, delete);
         }
     }

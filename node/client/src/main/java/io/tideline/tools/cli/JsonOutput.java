@@ -40,6 +40,28 @@ final class JsonOutput {
     record TopicConfigs(String name, Map<String, String> configs) {
     }
 
+    /**
+     * {@code configs --describe --entity-type brokers}: per broker ({@code name} its id, {@code ""} for the
+     * cluster-wide default) the configs shown, each with its synonyms, highest precedence first.
+     */
+    record DescribedBrokerConfigs(List<BrokerConfigs> brokers) {
+    }
+
+    record BrokerConfigs(String name, List<BrokerConfig> configs) {
+        static BrokerConfigs of(String name, List<io.tideline.client.ConfigEntry> entries) {
+            return new BrokerConfigs(name, entries.stream().map(e -> new BrokerConfig(e.name(), e.value(),
+                    e.source().name(), false, e.synonyms().stream().map(s -> new BrokerConfigSynonym(s.name(), s.value(),
+                    s.source().name())).toList())).toList());
+        }
+    }
+
+    /** {@code value} is null when no source sets the key (only with {@code --all}). */
+    record BrokerConfig(String name, String value, String source, boolean sensitive, List<BrokerConfigSynonym> synonyms) {
+    }
+
+    record BrokerConfigSynonym(String name, String value, String source) {
+    }
+
     /** {@code leader-election}: each partition's answer, NONE and ELECTION_NOT_NEEDED being successes. */
     record Election(String electionType, List<ElectedPartition> partitions) {
         static Election of(ElectionType type, List<ElectionResult> results) {

@@ -7,7 +7,12 @@ import io.tideline.node.controller.client.ControllerClient;
 import io.tideline.node.config.TopicConfigs;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.node.metadata.TopicImage;
+import io.tideline.node.config.BrokerConfigResolver;
 import io.tideline.proto.admin.AdminServiceGrpc;
+import io.tideline.proto.admin.AlterBrokerConfigsRequest;
+import io.tideline.proto.admin.AlterBrokerConfigsResponse;
+import io.tideline.proto.admin.DescribeBrokerConfigsRequest;
+import io.tideline.proto.admin.DescribeBrokerConfigsResponse;
 import io.tideline.proto.admin.AlterTopicConfigsRequest;
 import io.tideline.proto.admin.AlterTopicConfigsResponse;
 import io.tideline.proto.admin.Assignment;
@@ -45,7 +50,12 @@ import io.tideline.proto.metadata.ItemResult;
 import io.tideline.proto.metadata.PartitionRecord;
 import io.tideline.proto.metadata.ReplicaAssignment;
 import io.tideline.proto.metadata.TopicPartitionRef;
+import io.tideline.proto.admin.DescribeLogDirsRequest;
+import io.tideline.proto.admin.DescribeLogDirsResponse;
+import io.tideline.proto.admin.ExplainRetentionRequest;
+import io.tideline.proto.admin.ExplainRetentionResponse;
 import io.tideline.replication.server.ReplicaManager;
+import io.tideline.store.manager.LogManager;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -73,14 +83,19 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
     private final Supplier<MetadataImage> image;
     private final ReplicaManager replicaManager;
     private final ControllerClient controller;
+    private final BrokerConfigsApi brokerConfigs;
+    private final LogDirsAdmin logDirs;
 
     public AdminApiService(int brokerId, Supplier<MetadataImage> image, ReplicaManager replicaManager,
-                           ControllerClient controller, int defaultMinInsyncReplicas) {
+                           ControllerClient controller, int defaultMinInsyncReplicas,
+                           BrokerConfigResolver brokerConfigResolver, LogManager logManager) {
         this.brokerId = brokerId;
         this.defaultMinInsyncReplicas = defaultMinInsyncReplicas;
         this.image = Objects.requireNonNull(image, "image");
         this.replicaManager = Objects.requireNonNull(replicaManager, "replicaManager");
         this.controller = Objects.requireNonNull(controller, "controller");
+        this.brokerConfigs = new BrokerConfigsApi(brokerId, image, controller, brokerConfigResolver);
+        this.logDirs = new LogDirsAdmin(brokerId, image, logManager);
     }
 
     @Override
@@ -129,6 +144,17 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
                 AlterTopicConfigsResponse.newBuilder()
                         .setErrorCode(e != null ? Errors.UNKNOWN_SERVER_ERROR.code() : r.getErrorCode())
                         .setErrorMessage(e != null ? String.valueOf(e.getMessage()) : r.getErrorMessage()).build()));
+    }
+
+    @Override
+    public void describeBrokerConfigs(DescribeBrokerConfigsRequest request,
+                                      StreamObserver<DescribeBrokerConfigsResponse> observer) {
+        brokerConfigs.describe(request, observer);
+    }
+
+    @Override
+    public void alterBrokerConfigs(AlterBrokerConfigsRequest request, StreamObserver<AlterBrokerConfigsResponse> observer) {
+        brokerConfigs.alter(request, observer);
     }
 
     @Override
@@ -278,5 +304,15 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
             }
             ClientApiService.respond(observer, b.build());
         });
+    }
+
+    @Override
+    public void describeLogDirs(DescribeLogDirsRequest request, StreamObserver<DescribeLogDirsResponse> observer) {
+        ClientApiService.respond(observer, logDirs.describeLogDirs(request));
+    }
+
+    @Override
+    public void explainRetention(ExplainRetentionRequest request, StreamObserver<ExplainRetentionResponse> observer) {
+        ClientApiService.respond(observer, logDirs.explainRetention(request));
     }
 }

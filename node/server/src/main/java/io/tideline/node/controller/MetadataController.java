@@ -16,6 +16,7 @@ public final class MetadataController {
     private final BrokerHandlers brokers;
     private final TopicHandlers topics = new TopicHandlers();
     private final PartitionHandlers partitions = new PartitionHandlers();
+    private final BrokerConfigHandlers brokerConfigs = new BrokerConfigHandlers();
 
     public MetadataController(ControllerSettings settings) {
         this.brokers = new BrokerHandlers(settings);
@@ -36,6 +37,7 @@ public final class MetadataController {
             case DELETE_TOPICS -> topics.delete(image, command.getDeleteTopics());
             case CREATE_PARTITIONS -> topics.createPartitions(image, command.getCreatePartitions(), offset);
             case ALTER_CONFIGS -> topics.alterConfigs(image, command.getAlterConfigs());
+            case ALTER_BROKER_CONFIGS -> brokerConfigs.alter(image, command.getAlterBrokerConfigs());
             case ALTER_PARTITION -> partitions.alterPartition(image, command.getAlterPartition(), ts);
             case ALTER_REASSIGNMENTS -> partitions.alterReassignments(image, command.getAlterReassignments(), ts);
             case ELECT_LEADERS -> partitions.electLeaders(image, command.getElectLeaders(), ts);

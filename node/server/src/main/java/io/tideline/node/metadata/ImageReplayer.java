@@ -1,5 +1,6 @@
 package io.tideline.node.metadata;
 
+import io.tideline.proto.metadata.BrokerConfigRecord;
 import io.tideline.proto.metadata.BrokerFenceChangeRecord;
 import io.tideline.proto.metadata.BrokerRegistrationRecord;
 import io.tideline.proto.metadata.ConfigEntry;
@@ -9,9 +10,11 @@ import io.tideline.proto.metadata.PartitionChangeRecord;
 import io.tideline.proto.metadata.PartitionRecord;
 import io.tideline.proto.metadata.TopicRecord;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
@@ -37,6 +40,7 @@ public final class ImageReplayer {
         final TreeMap<String, TopicImage> topics;
         final TreeMap<String, List<PartitionChangeRecord>> changes;
         final TreeMap<String, FailedReplicaRecord> failed;
+        final TreeMap<Integer, SortedMap<String, String>> brokerConfigs;
         /** Topic id -> name, kept in step with {@link #topics}: records name topics by id. */
         final Map<String, String> namesById = new HashMap<>();
 
@@ -46,6 +50,7 @@ public final class ImageReplayer {
             topics.values().forEach(t -> namesById.put(t.id(), t.name()));
             changes = new TreeMap<>(image.recentChangesByPartition());
             failed = new TreeMap<>(image.failedReplicas());
+            brokerConfigs = new TreeMap<>(image.allBrokerConfigs());
         }
 
         void apply(MetadataRecord record) {
@@ -91,6 +96,7 @@ public final class ImageReplayer {
                         failed.put(key, f);
                     }
                 }
+                case BROKER_CONFIG -> applyBrokerConfig(record.getBrokerConfig());
                 case RECORD_NOT_SET -> throw new IllegalStateException("empty metadata record");
                 default -> throw new IllegalStateException("unknown metadata record " + record.getRecordCase());
             }
@@ -103,6 +109,17 @@ public final class ImageReplayer {
             }
             brokers.put(change.getBrokerId(), b.toBuilder().setFenced(change.getFenced())
                     .setInControlledShutdown(change.getInControlledShutdown()).build());
+        }
+
+        /** The record carries the whole set: a replacement, and an empty set removes the entry. */
+        private void applyBrokerConfig(BrokerConfigRecord record) {
+            TreeMap<String, String> configs = new TreeMap<>();
+            record.getEntriesList().forEach(e -> configs.put(e.getKey(), e.getValue()));
+            if (configs.isEmpty()) {
+                brokerConfigs.remove(record.getBrokerId());
+            } else {
+                brokerConfigs.put(record.getBrokerId(), Collections.unmodifiableSortedMap(configs));
+            }
         }
 
         private void applyTopic(TopicRecord topic) {
@@ -127,7 +144,7 @@ public final class ImageReplayer {
         }
 
         MetadataImage build(long offset, long term) {
-            return new MetadataImage(offset, term, brokers, topics, changes, failed);
+            return new MetadataImage(offset, term, brokers, topics, changes, failed, brokerConfigs);
         }
     }
 }

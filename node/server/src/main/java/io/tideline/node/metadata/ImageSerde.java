@@ -1,12 +1,15 @@
 package io.tideline.node.metadata;
 
+import io.tideline.proto.metadata.BrokerConfigRecord;
 import io.tideline.proto.metadata.ConfigEntry;
 import io.tideline.proto.metadata.FailedReplicaRecord;
 import io.tideline.proto.metadata.MetadataSnapshot;
 import io.tideline.proto.metadata.PartitionChangeRecord;
 import io.tideline.proto.metadata.PartitionRecord;
 import io.tideline.proto.metadata.TopicSnapshot;
+import java.util.Collections;
 import java.util.List;
+import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
@@ -30,6 +33,11 @@ public final class ImageSerde {
             b.addAllRecentChanges(changes);
         }
         b.addAllFailedReplicas(image.failedReplicas().values());
+        image.allBrokerConfigs().forEach((brokerId, configs) -> {
+            BrokerConfigRecord.Builder rb = BrokerConfigRecord.newBuilder().setBrokerId(brokerId);
+            configs.forEach((k, v) -> rb.addEntries(ConfigEntry.newBuilder().setKey(k).setValue(v)));
+            b.addBrokerConfigs(rb);
+        });
         return b.build();
     }
 
@@ -61,6 +69,13 @@ public final class ImageSerde {
         for (FailedReplicaRecord f : snapshot.getFailedReplicasList()) {
             failed.put(MetadataImage.replicaKey(f.getTopicId(), f.getPartition(), f.getBrokerId()), f);
         }
-        return new MetadataImage(snapshot.getOffset(), snapshot.getTerm(), brokers, topics, changes, failed);
+        TreeMap<Integer, SortedMap<String, String>> brokerConfigs = new TreeMap<>();
+        for (BrokerConfigRecord r : snapshot.getBrokerConfigsList()) {
+            TreeMap<String, String> configs = new TreeMap<>();
+            r.getEntriesList().forEach(e -> configs.put(e.getKey(), e.getValue()));
+            brokerConfigs.put(r.getBrokerId(), Collections.unmodifiableSortedMap(configs));
+        }
+        return new MetadataImage(snapshot.getOffset(), snapshot.getTerm(), brokers, topics, changes, failed,
+                brokerConfigs);
     }
 }

@@ -14,7 +14,7 @@ import java.util.TreeMap;
 /**
  * The cluster metadata as of one Raft index: brokers, topics with their partitions and configs, the
  * last partition changes (the answer to "why is this partition under-replicated") and the replicas
- * brokers reported as failed. Immutable: replaying records ({@link ImageReplayer}) makes a new image,
+ * brokers reported as failed, and the dynamic broker configs. Immutable: replaying records ({@link ImageReplayer}) makes a new image,
  * so readers share one without locks. Every map is sorted, which makes {@link ImageSerde} output
  * deterministic.
  */
@@ -23,7 +23,7 @@ public final class MetadataImage {
     public static final int RECENT_CHANGES_PER_PARTITION = 10;
 
     public static final MetadataImage EMPTY = new MetadataImage(0, 0, new TreeMap<>(), new TreeMap<>(), new TreeMap<>(),
-            new TreeMap<>());
+            new TreeMap<>(), new TreeMap<>());
 
     private final long offset;
     private final long term;
@@ -32,10 +32,13 @@ public final class MetadataImage {
     private final SortedMap<String, List<PartitionChangeRecord>> recentChanges;
     private final SortedMap<String, FailedReplicaRecord> failedReplicas;
     private final Map<String, String> topicNamesById;
+    /** Dynamic broker configs by broker id, -1 the cluster-wide default; no entry for an empty set. */
+    private final SortedMap<Integer, SortedMap<String, String>> brokerConfigs;
 
     MetadataImage(long offset, long term, SortedMap<Integer, BrokerRegistrationRecord> brokers,
                   SortedMap<String, TopicImage> topicsByName, SortedMap<String, List<PartitionChangeRecord>> recentChanges,
-                  SortedMap<String, FailedReplicaRecord> failedReplicas) {
+                  SortedMap<String, FailedReplicaRecord> failedReplicas,
+                  SortedMap<Integer, SortedMap<String, String>> brokerConfigs) {
         this.offset = offset;
         this.term = term;
         this.brokers = Collections.unmodifiableSortedMap(brokers);
@@ -47,6 +50,7 @@ public final class MetadataImage {
             ids.put(t.id(), t.name());
         }
         this.topicNamesById = Collections.unmodifiableMap(ids);
+        this.brokerConfigs = Collections.unmodifiableSortedMap(brokerConfigs);
     }
 
     /** Raft index of the last entry applied to this image. */
@@ -101,6 +105,19 @@ public final class MetadataImage {
 
     public SortedMap<String, FailedReplicaRecord> failedReplicas() {
         return failedReplicas;
+    }
+
+    /**
+     * The dynamic configs set for {@code brokerId}, or with -1 the cluster-wide default
+     * (docs/behaviours.md B56); empty when none is set.
+     */
+    public SortedMap<String, String> brokerConfigs(int brokerId) {
+        return brokerConfigs.getOrDefault(brokerId, Collections.emptySortedMap());
+    }
+
+    /** Every broker's (and the default's, under -1) dynamic configs, by broker id. */
+    public SortedMap<Integer, SortedMap<String, String>> allBrokerConfigs() {
+        return brokerConfigs;
     }
 
     /** Number of partitions with no leader. */

@@ -1,9 +1,11 @@
 package io.tideline.node.server;
 
 import io.tideline.common.config.DocsWriter;
+import io.tideline.node.config.DynamicBrokerConfigs;
 import io.tideline.node.config.NodeConfig;
 import io.tideline.node.config.TopicConfigs;
 import java.io.PrintStream;
+import java.util.stream.Collectors;
 
 /**
  * Generates docs/node-configuration.md from the {@link NodeConfig} and {@link TopicConfigs} definitions,
@@ -11,8 +13,8 @@ import java.io.PrintStream;
  * fails when the checked-in file is stale.
  *
  * <pre>
- * mvn -o -q -pl node package -DskipTests
- * java -cp "node/target/classes:$(ls node/target/lib/*.jar | tr '\n' ':')" \
+ * mvn -o -q -pl node/server -am package -DskipTests
+ * java -cp "node/server/target/classes:$(ls node/server/target/lib/*.jar | tr '\n' ':')" \
  *     io.tideline.node.server.NodeConfigDocs docs/node-configuration.md
  * </pre>
  * Without an argument the Markdown goes to standard output.
@@ -74,6 +76,19 @@ public final class NodeConfigDocs {
                 + "every topic config against both when a topic is created or its configs are altered, and "
                 + "refuses an unknown key.\n"
                 + "\n"
-                + TopicConfigs.nodeKeysConfigDef().toMarkdownTable();
+                + TopicConfigs.nodeKeysConfigDef().toMarkdownTable()
+                + "\n"
+                + "## Dynamic broker settings (`DynamicBrokerConfigs`)\n"
+                + "\n"
+                + "These broker keys can also be changed on a running cluster, for one broker or as the "
+                + "cluster-wide default, with `admin configs --alter --entity-type brokers (--entity-name N | "
+                + "--entity-default)` ([cli.md](cli.md)); they are kept in the metadata quorum and every broker "
+                + "applies them without a restart. Precedence: the broker's own dynamic value, then the "
+                + "cluster-wide default, then the node's file, then the built-in default (for the log.* keys in "
+                + "[configuration.md](configuration.md), for the throttle rates above) "
+                + "([behaviours.md B56](behaviours.md#b56-dynamic-broker-configs-precedence)). Any other key is "
+                + "refused with INVALID_CONFIG.\n"
+                + "\n"
+                + DynamicBrokerConfigs.names().stream().map(k -> "- `" + k + "`\n").collect(Collectors.joining());
     }
 }

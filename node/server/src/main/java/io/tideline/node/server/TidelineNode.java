@@ -15,11 +15,13 @@ import io.tideline.node.api.AdminApiService;
 import io.tideline.node.api.ClientApiService;
 import io.tideline.node.broker.BrokerMetadataPublisher;
 import io.tideline.node.broker.MetadataFetcher;
+import io.tideline.node.config.BrokerConfigResolver;
 import io.tideline.node.config.NodeConfig;
 import io.tideline.node.controller.ControllerSettings;
 import io.tideline.node.controller.client.ControllerClient;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.node.quorum.QuorumServer;
+import io.tideline.node.replica.BrokerConfigApplier;
 import io.tideline.node.replica.PartitionSettingsResolver;
 import io.tideline.node.replica.QuorumFailedReplicaReporter;
 import io.tideline.node.replica.QuorumIsrChannel;
@@ -174,8 +176,15 @@ public final class TidelineNode implements AutoCloseable {
         logDirFailures = new LogDirFailureHandler(id, logManager, replicaManager, controllerClient,
                 lifecycle::brokerEpoch, this::image);
         replicaManager.setStorageErrorListener(logDirFailures::onStorageError);
-        publisher = new BrokerMetadataPublisher(id, new ReplicaMetadataHandler(id, replicaManager, logManager,
-                new PartitionSettingsResolver(config.replication())));
+        BrokerConfigResolver brokerConfigs = new BrokerConfigResolver(config.originals());
+        BrokerConfigApplier configApplier = new BrokerConfigApplier(id, brokerConfigs, logManager, replicaManager);
+        ReplicaMetadataHandler replicaHandler = new ReplicaMetadataHandler(id, replicaManager, logManager,
+                new PartitionSettingsResolver(config.replication()));
+        // Dynamic broker configs first: logs the replica handler creates start with the values in force.
+        publisher = new BrokerMetadataPublisher(id, (delta, image) -> {
+            configApplier.onDelta(delta, image);
+            replicaHandler.onDelta(delta, image);
+        });
 
         requestMemory = new RequestMemoryPool(config.queuedMaxRequestBytes());
         SocketServerMetrics.register(metrics, requestMemory);
@@ -192,7 +201,7 @@ public final class TidelineNode implements AutoCloseable {
                 .addService(new ClientApiService(id, nodeConfig.clusterId(), this::image, replicaManager,
                         () -> quorumLeaderId()))
                 .addService(new AdminApiService(id, this::image, replicaManager, controllerClient,
-                        config.replication().minInsyncReplicas()))
+                        config.replication().minInsyncReplicas(), brokerConfigs, logManager))
                 .addService(new ReplicaFetchGrpcService(replicaManager))
                 .addService(health.getHealthService())
                 .addService(ProtoReflectionServiceV1.newInstance())

@@ -28,7 +28,8 @@ class NodeConfigDocsTest {
         String onDisk = Files.readString(CHECKED_IN, StandardCharsets.UTF_8);
         assertEquals(NodeConfigDocs.generate(), onDisk,
                 "docs/node-configuration.md is stale; regenerate it from the repository root with: "
-                + "mvn -o -q -pl node package -DskipTests && java -cp \"node/target/classes:$(ls node/target/lib/*.jar "
+                + "mvn -o -q -pl node/server -am package -DskipTests && java -cp \"node/server/target/classes:$(ls "
+                + "node/server/target/lib/*.jar "
                 + "| tr '\\n' ':')\" io.tideline.node.server.NodeConfigDocs docs/node-configuration.md");
     }
 

@@ -267,10 +267,9 @@ class CliOneNodeTest {
                 "--entity-name", "nosuch", "--add-config", "retention.ms=1");
         assertEquals(1, unknown.exitCode(), unknown.toString());
         assertTrue(unknown.singleErrorLine().contains("UNKNOWN_TOPIC_OR_PARTITION"), unknown.err());
-        Result brokers = admin("--bootstrap-server", bootstrap, "configs", "--describe", "--entity-type", "brokers");
-        assertEquals(2, brokers.exitCode(), brokers.toString());
-        assertEquals("admin: --entity-type brokers is not supported yet: only topics have dynamic configs",
-                brokers.singleErrorLine());
+        Result users = admin("--bootstrap-server", bootstrap, "configs", "--describe", "--entity-type", "users");
+        assertEquals(2, users.exitCode(), users.toString());
+        assertEquals("admin: --entity-type users is not supported (topics, brokers)", users.singleErrorLine());
     }
 
     @Test

@@ -5,6 +5,7 @@ import io.tideline.common.time.Time;
 import io.tideline.node.quorum.QuorumIds;
 import io.tideline.node.quorum.RatisErrors;
 import io.tideline.node.quorum.RatisMessages;
+import io.tideline.proto.metadata.AlterBrokerConfigs;
 import io.tideline.proto.metadata.AlterConfigs;
 import io.tideline.proto.metadata.AlterPartition;
 import io.tideline.proto.metadata.AlterReassignments;
@@ -244,6 +245,11 @@ public final class ControllerClient implements AutoCloseable {
     /** Sets and deletes config overrides of one topic, validated as at create. */
     public CompletableFuture<ControllerResponse> alterConfigs(AlterConfigs request) {
         return submit(ControllerCommand.newBuilder().setAlterConfigs(request).build());
+    }
+
+    /** Sets and deletes dynamic configs of one broker, or of the cluster-wide default (broker id -1). */
+    public CompletableFuture<ControllerResponse> alterBrokerConfigs(AlterBrokerConfigs request) {
+        return submit(ControllerCommand.newBuilder().setAlterBrokerConfigs(request).build());
     }
 
     /** Raises the partition count of each topic to its {@code total_count}. */
