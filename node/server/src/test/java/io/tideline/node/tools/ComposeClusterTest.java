@@ -68,7 +68,7 @@ class ComposeClusterTest {
     @Timeout(value = 8, unit = TimeUnit.MINUTES)
     void threeNodeClusterInContainersServesSurvivesAKilledNodeAndHeals() throws Exception {
         commands = new Commands(dir, REPO);
-        // A run waiting for another one's dockerd gets the rest of the bound.
+        // Another run holding the daemon's directory is waited for at most this long, within the test's bound.
         try (DockerEngine engine = DockerEngine.acquire(commands, Duration.ofMinutes(4))) {
             step(engine.startedByUs() ? "started dockerd, state in " + engine.stateDir().orElseThrow()
                     : "using the Docker engine that answers");
@@ -108,7 +108,7 @@ class ComposeClusterTest {
     private void buildImages() throws Exception {
         if (docker(Duration.ofSeconds(30), "image", "inspect", BASE_IMAGE).exitCode() != 0) {
             Map<String, String> baseEnv = new HashMap<>(env);
-            // debootstrap's root file system (about 500 MB) goes beside the daemon's data, not into a tmpfs.
+            // debootstrap's throwaway root file system (about 500 MB) goes into this test's own directory.
             baseEnv.put("TMPDIR", Files.createDirectories(dir.resolve("base-image")).toString());
             commands.run(baseEnv, Duration.ofMinutes(4), List.of("bash", script("docker/build-base-image.sh"), BASE_IMAGE))
                     .assertSucceeded();
