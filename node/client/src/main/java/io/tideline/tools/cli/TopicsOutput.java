@@ -5,6 +5,7 @@ import io.tideline.client.TopicDescription.FailedReplica;
 import io.tideline.client.TopicDescription.PartitionDescription;
 import io.tideline.common.errors.Errors;
 import java.io.PrintStream;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -17,7 +18,7 @@ import java.util.stream.Collectors;
  * <pre>
  * Topic: orders	TopicId: 3f9c...	PartitionCount: 2	ReplicationFactor: 3	Configs: min.insync.replicas=2
  * 	Topic: orders	Partition: 0	Leader: 1	Replicas: 1,2,3	Isr: 1,2,3
- * 	Topic: orders	Partition: 1	Leader: none	Replicas: 2,3,1	Isr: 2	Offline: 2,3	Failed: 3 (KAFKA_STORAGE_ERROR since 1700000000000)
+ * 	Topic: orders	Partition: 1	Leader: none	Replicas: 2,3,1	Isr: 2	Offline: 2,3	Failed: 3 (KAFKA_STORAGE_ERROR since 2023-11-14T22:13:20Z)
  * </pre>
  *
  * {@code Offline}, {@code Failed} (replicas a broker reported as failed, with the reason) and
@@ -61,7 +62,7 @@ final class TopicsOutput {
     }
 
     private static String failed(FailedReplica f) {
-        return f.brokerId() + " (" + f.reason() + " since " + f.sinceMs() + ")";
+        return f.brokerId() + " (" + f.reason() + " since " + Instant.ofEpochMilli(f.sinceMs()) + ")";
     }
 
     private static String ids(List<Integer> ids) {

@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -20,7 +18,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.awaitility.Awaitility;
@@ -63,7 +60,7 @@ class ClusterScriptTest {
     @BeforeEach
     void pickPortsAndDir() {
         clusterDir = dir.resolve("cluster");
-        clientPortBase = freePortRange(3 * NODES);
+        clientPortBase = LoopbackPorts.freeRange(3 * NODES);
         quorumPortBase = clientPortBase + NODES;
         metricsPortBase = quorumPortBase + NODES;
         assertTrue(Files.isExecutable(REPO.resolve("scripts/cluster.sh")), "run from the node module of the repository");
@@ -418,27 +415,5 @@ class ClusterScriptTest {
         } catch (IOException e) {
             return Optional.empty();
         }
-    }
-
-    /** A base b such that b+1 .. b+n are free on the loopback interface. */
-    private static int freePortRange(int n) {
-        for (int attempt = 0; attempt < 100; attempt++) {
-            int base = ThreadLocalRandom.current().nextInt(20_000, 60_000);
-            if (allFree(base + 1, n)) {
-                return base;
-            }
-        }
-        throw new AssertionError("no " + n + " consecutive free ports found");
-    }
-
-    private static boolean allFree(int first, int n) {
-        for (int port = first; port < first + n; port++) {
-            try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-                s.setReuseAddress(true);
-            } catch (IOException e) {
-                return false;
-            }
-        }
-        return true;
     }
 }

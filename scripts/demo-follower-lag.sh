@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# demo-follower-lag.sh: a follower cut off past retention, and the two ways an operator heals it, narrated
+# step by step on a 4-node local cluster that the demo starts and stops itself.
+#
+#   scripts/demo-follower-lag.sh          (about 2 minutes; exit 0 when the story ends healed)
+#
+#   1. Two topics, lag-demo and rebuild-demo, RF 3 on nodes 1, 2 and 3, with small segments and a short
+#      retention.ms.
+#   2. Follower 3 is paused (SIGSTOP) while records are produced, until the leader's retention has deleted
+#      past the offset where follower 3 stopped.
+#   3. Follower 3 resumes: its fetch is below the leader's log start offset (OFFSET_OUT_OF_RANGE), and under
+#      the default replica.fetch.out.of.range.policy=halt it stops as FAILED; both partitions stay
+#      under-replicated (docs/behaviours.md, "A follower below the leader's log start offset").
+#   4. lag-demo is healed by reassigning its replica from node 3 to node 4 (reassign-partitions --verify shows
+#      the progress); rebuild-demo is healed in place by replicas --rebuild on node 3.
+#   It ends with no under-replicated partition, and stops the cluster.
+#
+# The cluster is its own: its directory and ports differ from cluster.sh's defaults, so a cluster.sh cluster
+# may run beside it. Environment (defaults in brackets):
+#   TIDELINE_DEMO_DIR [<repo>/data/demo-follower-lag]      wiped at start (when no demo node runs there)
+#   TIDELINE_DEMO_PORT_BASE [9400]    node i serves clients on BASE+90+i, quorum BASE+190+i, metrics BASE+290+i
+#   TIDELINE_CLASSPATH, JAVA_OPTS: as for scripts/tideline and scripts/cluster.sh.
+# Exit codes: 0 healed, 1 a step did not happen within its bound (the cluster is still stopped), 2 bad usage.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+if (($# > 0)); then
+    case "$1" in
+        help | -h | --help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+        *) echo "usage: demo-follower-lag.sh [help]" >&2; exit 2 ;;
+    esac
+fi
+
+PORT_BASE="${TIDELINE_DEMO_PORT_BASE:-9400}"
+export TIDELINE_CLUSTER_DIR="${TIDELINE_DEMO_DIR:-$ROOT/data/demo-follower-lag}"
+export TIDELINE_CLIENT_PORT_BASE=$((PORT_BASE + 90))
+export TIDELINE_QUORUM_PORT_BASE=$((PORT_BASE + 190))
+export TIDELINE_METRICS_PORT_BASE=$((PORT_BASE + 290))
+# A retention pass every second and a follower out of the ISR after 4 s instead of 30 s, so that the story
+# takes a minute; fencing a paused node takes broker.session.timeout.ms as usual.
+export TIDELINE_NODE_PROPERTIES="log.retention.check.interval.ms=1000 replica.lag.time.max.ms=4000"
+B="127.0.0.1:$((TIDELINE_CLIENT_PORT_BASE + 1))"
+
+# The topics: 64 KiB segments and 6 s retention.ms, so that a few seconds of records roll segments that
+# retention then deletes; renamed segments are unlinked after 1 s.
+TOPIC_CONFIGS=(--config segment.bytes=65536 --config retention.ms=6000 --config file.delete.delay.ms=1000
+    --config min.insync.replicas=2)
+LAG_TOPIC=lag-demo
+REBUILD_TOPIC=rebuild-demo
+PAUSED=3
+TARGET=4
+
+CLUSTER="$ROOT/scripts/cluster.sh"
+TIDELINE="$ROOT/scripts/tideline"
+
+step() { printf '\n=== %s\n' "$*"; }
+say() { printf -- '--- %s\n' "$*"; }
+run() { printf '$ %s\n' "${*/#$ROOT\//}"; "$@"; }
+fail() { echo "demo-follower-lag: $*" >&2; exit 1; }
+admin() { "$TIDELINE" admin --bootstrap-server "$B" "$@"; }
+
+started=""
+cleanup() {
+    local code=$?
+    if [[ -n "$started" ]]; then
+        step "Stopping the demo cluster"
+        "$CLUSTER" stop || code=1
+    fi
+    exit "$code"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# `cluster.sh status` of the demo's directory: a demo that is already running is left alone.
+if [[ -d "$TIDELINE_CLUSTER_DIR" ]] && "$CLUSTER" status 2>/dev/null | grep -qE '^node [0-9]+: (serving|paused|starting)'; then
+    fail "a demo cluster already runs in $TIDELINE_CLUSTER_DIR; stop it with: TIDELINE_CLUSTER_DIR=$TIDELINE_CLUSTER_DIR $CLUSTER stop"
+fi
+rm -rf "$TIDELINE_CLUSTER_DIR"
+
+# Polls "$@" every second until it succeeds, for at most $1 seconds.
+wait_for() {
+    local bound="$1" what="$2"
+    shift 2
+    local deadline=$((SECONDS + bound))
+    until "$@"; do
+        ((SECONDS < deadline)) || fail "$what did not happen within ${bound} s"
+        sleep 1
+    done
+}
+
+# The leader's log start offset of partition 0, from node 1's log dirs (asking node 1 only: node 3 is paused).
+log_start_offset() {
+    admin log-dirs --describe --broker-list 1 --topic-list "$1" --output json 2>/dev/null \
+        | grep -o '"partition":"'"$1"'-0"[^}]*"logStartOffset":[0-9]*' | grep -o '[0-9]*$'
+}
+
+# The state of broker $2's replica of $1-0, from replicas --describe (IN_SYNC, LAGGING, FAILED, ...).
+replica_state() {
+    admin replicas --describe --topic "$1" --partition 0 2>/dev/null \
+        | sed -n "s/^[[:space:]]*Replica: $2[[:space:]]*State: \([A-Z_]*\).*/\1/p"
+}
+replica_is() { [[ "$(replica_state "$1" "$2")" == "$3" ]]; }
+all_in_sync() {
+    local broker
+    for broker in "${@:2}"; do
+        replica_is "$1" "$broker" IN_SYNC || return 1
+    done
+}
+
+# A gauge of node $1's /metrics, read over bash's /dev/tcp (no curl needed).
+metric() {
+    local port=$((TIDELINE_METRICS_PORT_BASE + $1)) line
+    exec 5<>"/dev/tcp/127.0.0.1/$port" || return 1
+    printf 'GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&5
+    while IFS= read -r line <&5; do
+        line="${line%$'\r'}"
+        if [[ "$line" == "$2 "* ]]; then
+            line="${line##* }"
+            echo "${line%.0}"   # the exporter prints gauges as doubles
+            break
+        fi
+    done
+    exec 5<&-
+}
+under_replicated_on_node_1() { [[ "$(metric 1 kafka_server_ReplicaManager_UnderReplicatedPartitions)" == "$1" ]]; }
+
+# Records of 200 bytes at 2000 a second, acks=all: $1 records to topic $2.
+produce() {
+    "$TIDELINE" perf produce --bootstrap-server "$B" --topic "$2" --num-records "$1" --record-size 200 \
+        --throughput 2000 --producer-props acks=all linger.ms=5 | tail -n 1
+}
+
+step "1. A 4-node cluster, and two topics with RF 3 on nodes 1, 2 and 3"
+run "$CLUSTER" start 4
+started=1
+for topic in "$LAG_TOPIC" "$REBUILD_TOPIC"; do
+    run "$TIDELINE" admin --bootstrap-server "$B" topics --create --topic "$topic" --replica-assignment 1:2:3 \
+        "${TOPIC_CONFIGS[@]}"
+    produce 1000 "$topic"
+done
+wait_for 60 "every replica in sync" all_in_sync "$LAG_TOPIC" 1 2 3
+wait_for 60 "every replica in sync" all_in_sync "$REBUILD_TOPIC" 1 2 3
+run "$TIDELINE" admin --bootstrap-server "$B" replicas --describe --topic "$LAG_TOPIC"
+
+step "2. Follower $PAUSED paused (SIGSTOP) while records keep coming, until retention deletes past it"
+run "$CLUSTER" pause "$PAUSED"
+stopped_at=1000
+say "follower $PAUSED stopped with both logs ending at offset $stopped_at; producing to both topics"
+past_retention() {
+    local lso_lag lso_rebuild
+    produce 4000 "$LAG_TOPIC" >/dev/null
+    produce 4000 "$REBUILD_TOPIC" >/dev/null
+    lso_lag="$(log_start_offset "$LAG_TOPIC")"
+    lso_rebuild="$(log_start_offset "$REBUILD_TOPIC")"
+    say "leader's log start offset: $LAG_TOPIC-0 ${lso_lag:-?}, $REBUILD_TOPIC-0 ${lso_rebuild:-?} (follower $PAUSED is at $stopped_at)"
+    ((${lso_lag:-0} > stopped_at && ${lso_rebuild:-0} > stopped_at))
+}
+wait_for 120 "retention deleting past offset $stopped_at" past_retention
+say "why the leader still holds what it holds (its oldest segments):"
+run "$TIDELINE" admin --bootstrap-server "$B" explain-retention --topic "$LAG_TOPIC" --partition 0 --broker 1 | head -n 6
+
+step "3. Follower $PAUSED resumes: its fetch is below the leader's log start offset, and it stops as FAILED"
+run "$CLUSTER" resume "$PAUSED"
+wait_for 90 "replica $PAUSED of $LAG_TOPIC-0 FAILED" replica_is "$LAG_TOPIC" "$PAUSED" FAILED
+wait_for 30 "replica $PAUSED of $REBUILD_TOPIC-0 FAILED" replica_is "$REBUILD_TOPIC" "$PAUSED" FAILED
+run "$TIDELINE" admin --bootstrap-server "$B" replicas --describe --topic "$LAG_TOPIC"
+run "$TIDELINE" admin --bootstrap-server "$B" topics --describe --under-replicated-partitions
+wait_for 30 "UnderReplicatedPartitions 2 on node 1" under_replicated_on_node_1 2
+say "node 1's /metrics: UnderReplicatedPartitions $(metric 1 kafka_server_ReplicaManager_UnderReplicatedPartitions)"
+
+step "4a. Heal $LAG_TOPIC-0 by moving its replica from node $PAUSED to node $TARGET"
+plan="$TIDELINE_CLUSTER_DIR/reassignment.json"
+echo '{"version":1,"partitions":[{"topic":"'"$LAG_TOPIC"'","partition":0,"replicas":[1,2,'"$TARGET"']}]}' > "$plan"
+run cat "$plan"
+say "retention raised to 10 minutes first, so that the log the new replica copies stays put while it copies"
+run "$TIDELINE" admin --bootstrap-server "$B" configs --alter --entity-type topics --entity-name "$LAG_TOPIC" \
+    --add-config retention.ms=600000
+produce 3000 "$LAG_TOPIC"
+say "the move, with a replication throttle of 100 kB/s, so that --verify has progress to show"
+run "$TIDELINE" admin --bootstrap-server "$B" reassign-partitions --execute --reassignment-json-file "$plan" \
+    --throttle 100000
+reassignment_done() {
+    local out
+    out="$(admin reassign-partitions --verify --reassignment-json-file "$plan")" || return 1
+    printf '%s\n' "$out"
+    [[ "$out" == *"Reassignment of partition $LAG_TOPIC-0 is completed."* ]] || { sleep 1; return 1; }
+}
+wait_for 90 "the reassignment of $LAG_TOPIC-0" reassignment_done
+run "$TIDELINE" admin --bootstrap-server "$B" replicas --describe --topic "$LAG_TOPIC"
+
+step "4b. Heal $REBUILD_TOPIC-0 in place: rebuild replica $PAUSED from the leader's log start offset"
+run "$TIDELINE" admin --bootstrap-server "$B" replicas --rebuild --topic "$REBUILD_TOPIC" --partition 0 --broker "$PAUSED"
+wait_for 90 "replica $PAUSED of $REBUILD_TOPIC-0 back in sync" replica_is "$REBUILD_TOPIC" "$PAUSED" IN_SYNC
+run "$TIDELINE" admin --bootstrap-server "$B" replicas --describe --topic "$REBUILD_TOPIC"
+
+step "Healed: no under-replicated partition"
+wait_for 30 "UnderReplicatedPartitions 0 on node 1" under_replicated_on_node_1 0
+left="$(admin topics --describe --under-replicated-partitions)"
+[[ -z "$left" ]] || fail "still under-replicated: $left"
+for node in 1 2 3 4; do
+    say "node $node's /metrics: UnderReplicatedPartitions $(metric "$node" kafka_server_ReplicaManager_UnderReplicatedPartitions)"
+done
