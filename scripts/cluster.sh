@@ -474,9 +474,18 @@ cmd_status() {
     # The admin CLI reports these from the cluster's metadata once it exists.
     if has_admin_cli; then
         cluster_view "$bootstrap"
-        echo "under-replicated partitions:"
-        "$ROOT/scripts/tideline" admin --bootstrap-server "$bootstrap" topics --describe --under-replicated-partitions \
-            || echo "(admin CLI failed)"
+        local under
+        if under="$("$ROOT/scripts/tideline" admin --bootstrap-server "$bootstrap" topics --describe \
+                --under-replicated-partitions)"; then
+            if [[ -z "$under" ]]; then
+                echo "under-replicated partitions: none"
+            else
+                echo "under-replicated partitions:"
+                echo "$under"
+            fi
+        else
+            echo "under-replicated partitions: unknown (admin CLI failed)"
+        fi
     else
         echo "under-replicated partitions: unknown (needs 'scripts/tideline admin', not built in yet)"
     fi
