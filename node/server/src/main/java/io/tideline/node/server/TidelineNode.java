@@ -3,10 +3,8 @@ package io.tideline.node.server;
 import com.codahale.metrics.MetricRegistry;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
-import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
-import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.tideline.common.time.Scheduler;
 import io.tideline.common.time.ThreadPoolScheduler;
@@ -69,6 +67,8 @@ public final class TidelineNode implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TidelineNode.class);
     /** How long start-up waits for registration and unfencing before it gives up. */
     static final long STARTUP_TIMEOUT_MS = 120_000L;
+    /** How soon the gRPC health status follows a fencing or an unfencing. */
+    private static final long HEALTH_REFRESH_MS = 1000L;
     /** gRPC's 4 MiB default is below a replica fetch response (replica.fetch.response.max.bytes, 10 MiB). */
     public static final int MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
 
@@ -90,7 +90,7 @@ public final class TidelineNode implements AutoCloseable {
     private final ThreadPoolScheduler logScheduler;
     private final Map<Integer, Map.Entry<String, ManagedChannel>> brokerChannels = new ConcurrentHashMap<>();
     private final ExecutorService publisherThread;
-    private final HealthStatusManager health = new HealthStatusManager();
+    private final NodeHealth health = new NodeHealth(this::isHealthy);
     private LogManager logManager;
     private QuorumServer quorum;
     private ControllerClient controllerClient;
@@ -208,11 +208,10 @@ public final class TidelineNode implements AutoCloseable {
                         config.replication().minInsyncReplicas(), brokerConfigs, logManager, nodeConfig.clusterId(),
                         nodeConfig.voters()))
                 .addService(new ReplicaFetchGrpcService(replicaManager))
-                .addService(health.getHealthService())
+                .addService(health.service())
                 .addService(ProtoReflectionServiceV1.newInstance())
                 .build()
                 .start();
-        health.setStatus("", ServingStatus.NOT_SERVING);
         log.info("Node {} listening on {}", id, server.getListenSockets());
         jmx = JmxExport.start(metrics, ManagementFactory.getPlatformMBeanServer());
         if (MetricsHttpConfig.enabled(config.metricsHttpPort())) {
@@ -229,7 +228,8 @@ public final class TidelineNode implements AutoCloseable {
             throw new IllegalStateException("Node " + id + " was not unfenced within " + STARTUP_TIMEOUT_MS
                     + " ms (metadata applied up to offset " + publisher.lastPublished().offset() + ")");
         }
-        health.setStatus("", ServingStatus.SERVING);
+        health.refresh();
+        scheduler.schedule("health-status", health::refresh, HEALTH_REFRESH_MS, HEALTH_REFRESH_MS);
         log.info("Node {} is serving (broker epoch {})", id, lifecycle.brokerEpoch());
     }
 
@@ -411,7 +411,7 @@ public final class TidelineNode implements AutoCloseable {
             return;
         }
         closed = true;
-        health.enterTerminalState();
+        health.stop();
         if (fetcher != null) {
             fetcher.close();
         }
