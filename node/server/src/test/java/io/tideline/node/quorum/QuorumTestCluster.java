@@ -11,15 +11,14 @@ import io.tideline.node.controller.ControllerSettings;
 import io.tideline.node.controller.client.ControllerClient;
 import io.tideline.node.metadata.ImageSerde;
 import io.tideline.node.metadata.MetadataImage;
+import io.tideline.node.testutil.FreePorts;
 import io.tideline.proto.metadata.BrokerHeartbeatResponse;
 import io.tideline.proto.metadata.ControllerResponse;
 import io.tideline.proto.metadata.Endpoint;
 import java.io.File;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -62,8 +61,9 @@ final class QuorumTestCluster implements AutoCloseable {
         this.settings = settings;
         this.customizer = customizer;
         Map<Integer, InetSocketAddress> v = new TreeMap<>();
+        int[] ports = FreePorts.distinct(size);
         for (int id = 1; id <= size; id++) {
-            v.put(id, new InetSocketAddress(InetAddress.getLoopbackAddress(), freePort()));
+            v.put(id, new InetSocketAddress(InetAddress.getLoopbackAddress(), ports[id - 1]));
         }
         this.voters = Map.copyOf(v);
     }
@@ -313,12 +313,4 @@ final class QuorumTestCluster implements AutoCloseable {
         closing.forEach(CompletableFuture::join);
     }
 
-    private static int freePort() {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            s.setReuseAddress(true);
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
 }

@@ -3,12 +3,10 @@ package io.tideline.node.server;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.tideline.common.time.Time;
+import io.tideline.node.testutil.FreePorts;
 import io.tideline.proto.admin.AdminServiceGrpc;
 import io.tideline.proto.client.ClientServiceGrpc;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -40,9 +38,10 @@ public final class NodeTestCluster implements AutoCloseable {
     public NodeTestCluster(Path root, int size, Map<String, ?> overrides) {
         this.root = root;
         this.overrides = new HashMap<>(overrides);
+        int[] ports = FreePorts.distinct(2 * size);
         for (int id = 1; id <= size; id++) {
-            quorumPorts.put(id, freePort());
-            clientPorts.put(id, freePort());
+            quorumPorts.put(id, ports[2 * (id - 1)]);
+            clientPorts.put(id, ports[2 * (id - 1) + 1]);
         }
     }
 
@@ -174,11 +173,4 @@ public final class NodeTestCluster implements AutoCloseable {
         });
     }
 
-    private static int freePort() {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
 }

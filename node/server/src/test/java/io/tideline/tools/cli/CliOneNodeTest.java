@@ -1,30 +1,29 @@
 package io.tideline.tools.cli;
 
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import java.time.Duration;
-import org.awaitility.Awaitility;
 import static io.tideline.tools.cli.CliRun.admin;
 import static io.tideline.tools.cli.CliRun.consume;
 import static io.tideline.tools.cli.CliRun.produce;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import io.tideline.node.server.NodeTestCluster;
+import io.tideline.node.testutil.FreePorts;
 import io.tideline.tools.cli.CliRun.Result;
 import java.io.IOException;
-import java.net.ServerSocket;
-import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -622,9 +621,7 @@ class CliOneNodeTest {
         return IntStream.range(0, n).mapToObj(i -> "line-" + i + "\n").collect(Collectors.joining());
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
+    private static int freePort() {
+        return FreePorts.one();
     }
 }
