@@ -48,6 +48,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -212,7 +213,11 @@ public final class TidelineNode implements AutoCloseable {
                 .addService(ProtoReflectionServiceV1.newInstance())
                 .build()
                 .start();
-        log.info("Node {} listening on {}", id, server.getListenSockets());
+        // host:port, not InetSocketAddress.toString()'s "/127.0.0.1:9092".
+        log.info("Node {} listening on {}", id, server.getListenSockets().stream()
+                .map(a -> a instanceof InetSocketAddress isa ? isa.getAddress().getHostAddress() + ":" + isa.getPort()
+                        : String.valueOf(a))
+                .collect(Collectors.joining(", ")));
         jmx = JmxExport.start(metrics, ManagementFactory.getPlatformMBeanServer());
         if (MetricsHttpConfig.enabled(config.metricsHttpPort())) {
             metricsServer = MetricsHttpServer.start(config.metricsHttpHost(), config.metricsHttpPort(), metrics,
