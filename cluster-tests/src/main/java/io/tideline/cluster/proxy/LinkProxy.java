@@ -38,13 +38,15 @@ public final class LinkProxy implements AutoCloseable {
     private final LinkFaults faults = new LinkFaults();
     private final LinkCounters counters = new LinkCounters();
     private final Set<ProxiedConnection> connections = ConcurrentHashMap.newKeySet();
+    /** Every thread the pool made, so close() can join them: a terminated pool's last workers may still be alive. */
+    private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     private LinkProxy(String name, InetSocketAddress target, ServerSocket listener) {
         this.name = name;
         this.target = target;
         this.listener = listener;
-        this.executor = Executors.newCachedThreadPool(threadFactory(name));
+        this.executor = Executors.newCachedThreadPool(threadFactory(name, threads));
     }
 
     /** Starts a proxy named {@code name} (e.g. "1->2 raft") forwarding to {@code target}. */
@@ -83,7 +85,10 @@ public final class LinkProxy implements AutoCloseable {
         faults.cut(true);
     }
 
-    /** New connections are accepted and reset at once; existing ones keep working unless also cut. */
+    /**
+     * New connections are accepted and reset at once; existing ones keep working unless also cut. "New" is
+     * decided when the proxy accepts: a connect still in the kernel's backlog when this is called is refused.
+     */
     public void refuse() {
         faults.refusing(true);
     }
@@ -177,13 +182,20 @@ public final class LinkProxy implements AutoCloseable {
         }
         List.copyOf(connections).forEach(ProxiedConnection::reset);
         executor.shutdownNow();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(CLOSE_WAIT_SECONDS);
         try {
-            if (!executor.awaitTermination(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS)) {
-                throw new IllegalStateException("link proxy " + name + ": threads still running "
-                        + CLOSE_WAIT_SECONDS + " s after close");
+            executor.awaitTermination(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS);
+            for (Thread t : threads) {
+                t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            return;
+        }
+        threads.removeIf(t -> !t.isAlive());
+        if (!threads.isEmpty()) {
+            throw new IllegalStateException("link proxy " + name + ": threads still running "
+                    + CLOSE_WAIT_SECONDS + " s after close: " + threads);
         }
     }
 
@@ -193,11 +205,14 @@ public final class LinkProxy implements AutoCloseable {
                 + " " + (closed ? "closed" : faults) + " open=" + connections.size() + " " + counters + "]";
     }
 
-    private static ThreadFactory threadFactory(String name) {
+    private static ThreadFactory threadFactory(String name, Set<Thread> made) {
         AtomicInteger next = new AtomicInteger();
         return runnable -> {
             Thread t = new Thread(runnable, "link-proxy[" + name + "]-" + next.incrementAndGet());
             t.setDaemon(true);
+            // Idle workers expire after a minute; forget them so a long-lived proxy does not collect dead threads.
+            made.removeIf(old -> old.getState() == Thread.State.TERMINATED);
+            made.add(t);
             return t;
         };
     }
