@@ -12,6 +12,8 @@ import java.util.TreeMap;
 /**
  * No offset holds two values, over the final read and every consumer read: a consumer that read something the
  * final log does not hold at that offset saw a record that was later truncated away, or the log was rewritten.
+ * A consumed record at an offset the final read has nothing at (at or above its high watermark, or a hole in it)
+ * was truncated away too, unless it is below a log start offset that retention moved.
  */
 final class OffsetValuesCheck implements Check {
 
@@ -25,6 +27,7 @@ final class OffsetValuesCheck implements Check {
                 }
             } else if (event instanceof Consumed consumed) {
                 note(valuesByOffset, consumed.partition(), consumed.offset(), consumed.value());
+                checkInFinalLog(history, consumed, result);
             }
         }
         valuesByOffset.forEach((partition, offsets) -> offsets.forEach((offset, values) -> {
@@ -34,6 +37,19 @@ final class OffsetValuesCheck implements Check {
                     history.sliceForOffset(partition, offset));
             }
         }));
+    }
+
+    private static void checkInFinalLog(HistoryIndex history, Consumed consumed, CheckResult.Builder result) {
+        FinalRead read = history.finalRead(consumed.partition());
+        if (read == null || consumed.offset() < history.truncatedBelow(consumed.partition())
+            || history.finalValueAt(consumed.partition(), consumed.offset()) != null) {
+            return;
+        }
+        result.violation(Violation.Kind.READ_NOT_IN_FINAL_LOG,
+            consumed.consumerId() + " read " + consumed.value() + " at " + consumed.partition() + " offset "
+                + consumed.offset() + " but the final read has no record there (log start offset "
+                + read.logStartOffset() + ", hw " + read.highWatermark() + ")",
+            history.sliceForOffset(consumed.partition(), consumed.offset()));
     }
 
     private static void note(Map<TopicPartition, Map<Long, Set<String>>> valuesByOffset, TopicPartition partition,

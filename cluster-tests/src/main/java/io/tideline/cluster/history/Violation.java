@@ -12,6 +12,7 @@ public record Violation(Kind kind, String description, List<HistoryEvent> slice)
         LOST_WRITE,
         DUPLICATE_VALUE,
         OFFSET_WITH_TWO_VALUES,
+        READ_NOT_IN_FINAL_LOG,
         CONSUMER_WENT_BACKWARDS,
         CONSUMER_SKIPPED_OFFSETS,
         REPLICA_DIVERGES,

@@ -151,6 +151,19 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void recordReadAboveTheFinalHighWatermarkIsCaught() {
+        correctRun();
+        history.consumed("c1", TP, 4, "uncommitted");
+        finalLogs(entries("a", "b", "maybe", "c"), entries("a", "b", "maybe", "c"));
+
+        List<Violation> violations = check().violations(Kind.READ_NOT_IN_FINAL_LOG);
+
+        assertEquals(1, violations.size());
+        assertEquals("c1 read uncommitted at orders-0 offset 4 but the final read has no record there "
+            + "(log start offset 0, hw 4)", violations.get(0).description());
+    }
+
+    @Test
     void consumerGoingBackwardsIsCaught() {
         correctRun();
         history.consumed("c1", TP, 2, "maybe");

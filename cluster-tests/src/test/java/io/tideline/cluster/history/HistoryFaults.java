@@ -49,6 +49,15 @@ enum HistoryFaults {
             events.add(new Consumed(events.size(), "intruder", read.partition(), entry.offset(), "bogus"));
         }
     },
+    /** A consumer read a record above the final high watermark, which was then truncated away. */
+    READ_ABOVE_THE_HIGH_WATERMARK(Kind.READ_NOT_IN_FINAL_LOG) {
+        @Override
+        void inject(List<HistoryEvent> events, Random random) {
+            FinalRead read = (FinalRead) events.get(pick(events, random, e -> e instanceof FinalRead));
+            events.add(new Consumed(events.size(), "intruder", read.partition(),
+                read.highWatermark() + random.nextInt(3), "truncated-away"));
+        }
+    },
     /** A consumer reads again an offset it already passed. */
     CONSUMER_REREADS(Kind.CONSUMER_WENT_BACKWARDS) {
         @Override
