@@ -1,0 +1,51 @@
+package io.tideline.cluster.harness;
+
+import io.tideline.node.server.ServerConfig;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.stream.Collectors;
+
+/**
+ * The harness's server.properties for node {@code id}: broker and controller in one, on fixed loopback ports
+ * (so a restart binds the same ones), data under {@code root/node-<id>}, with the timings of a test cluster
+ * (fast heartbeats and fetch backoff, a short session) under the caller's overrides.
+ */
+final class NodeConfigs {
+    private final Path root;
+    private final SortedMap<Integer, Integer> quorumPorts;
+    private final SortedMap<Integer, Integer> clientPorts;
+    private final Map<String, Object> overrides;
+
+    NodeConfigs(Path root, SortedMap<Integer, Integer> quorumPorts, SortedMap<Integer, Integer> clientPorts,
+                Map<String, ?> overrides) {
+        this.root = root;
+        this.quorumPorts = quorumPorts;
+        this.clientPorts = clientPorts;
+        this.overrides = Map.copyOf(overrides);
+    }
+
+    ServerConfig config(int id) {
+        Map<String, Object> props = new HashMap<>();
+        props.put("node.id", id);
+        props.put("process.roles", "broker,controller");
+        props.put("controller.quorum.voters", quorumPorts.entrySet().stream()
+                .map(e -> e.getKey() + "@127.0.0.1:" + e.getValue()).collect(Collectors.joining(",")));
+        props.put("listeners", "PLAINTEXT://127.0.0.1:" + clientPorts.get(id));
+        props.put("log.dirs", dataDir(id).resolve("logs").toString());
+        props.put("metadata.log.dir", dataDir(id).resolve("metadata").toString());
+        props.put("broker.heartbeat.interval.ms", 200);
+        props.put("broker.session.timeout.ms", 3000);
+        props.put("replica.fetch.backoff.ms", 50);
+        props.put("controlled.shutdown.timeout.ms", 10_000);
+        props.put("metrics.http.host", "127.0.0.1");
+        props.put("metrics.http.port", 0);
+        props.putAll(overrides);
+        return ServerConfig.fromMap(props);
+    }
+
+    Path dataDir(int id) {
+        return root.resolve("node-" + id);
+    }
+}
