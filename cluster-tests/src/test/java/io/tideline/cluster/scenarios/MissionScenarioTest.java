@@ -142,11 +142,15 @@ class MissionScenarioTest {
                 .pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
                     ReplicaDescription three = replica(CUT);
                     assertEquals(ReplicaState.FAILED, three.state(), three.toString());
-                    assertTrue(three.reason().contains("OFFSET_OUT_OF_RANGE"), three.reason());
+                    // OFFSET_OUT_OF_RANGE's reason, as the follower reported it.
+                    assertTrue(three.reason().contains("is below the leader's log start offset")
+                            && three.reason().contains("replica.fetch.out.of.range.policy=halt"), three.reason());
                     ReplicaDescription.Failure failure = three.failure().orElseThrow();
                     assertEquals(cutLogEnd, failure.fetchOffset(), three.toString());
                     assertTrue(failure.fetchOffset() < failure.leaderLogStartOffset(), three.toString());
                 });
+        assertTrue(cluster.node(LEADER).replicaManager().partition(TP).orElseThrow().offsetOutOfRangeAnswers() > 0,
+                "the leader answered node 3's fetch with OFFSET_OUT_OF_RANGE");
         // Halt means it stays so: it never fetches again, so nothing puts it back in the ISR.
         Awaitility.await("still under-replicated, and every view agrees").during(Duration.ofMillis(3 * LAG_MS))
                 .atMost(Duration.ofMillis(3 * LAG_MS + 10_000)).pollInterval(Duration.ofMillis(250))
