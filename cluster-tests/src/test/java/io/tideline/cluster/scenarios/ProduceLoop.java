@@ -31,7 +31,11 @@ final class ProduceLoop implements AutoCloseable {
     private final AtomicLong acknowledged = new AtomicLong();
     private volatile boolean stopped;
 
-    ProduceLoop(String bootstrap, TopicPartition tp, History history) {
+    private final String prefix;
+
+    /** Values are {@code prefix + n + padding}: a prefix per loop keeps them unique across loops. */
+    ProduceLoop(String bootstrap, TopicPartition tp, History history, String prefix) {
+        this.prefix = prefix;
         this.producer = new TidelineProducer(Map.of("bootstrap.servers", bootstrap, "acks", "all", "linger.ms", 0,
                 "delivery.timeout.ms", 10_000, "request.timeout.ms", 5_000));
         this.tp = tp;
@@ -47,7 +51,7 @@ final class ProduceLoop implements AutoCloseable {
 
     private void run() {
         for (long n = 0; !stopped; n++) {
-            String value = "v" + n + "-" + PADDING;
+            String value = prefix + n + "-" + PADDING;
             History.ProduceAttempt attempt = history.produceInvoked(tp, value);
             try {
                 RecordMetadata written = producer.send(new ProducerRecord(tp.topic(), tp.partition(), null,
