@@ -1,6 +1,5 @@
 package io.tideline.cluster.harness;
 
-import io.grpc.ManagedChannel;
 import io.tideline.cluster.proxy.LinkProxy;
 import io.tideline.cluster.proxy.Network;
 import io.tideline.common.time.Time;
@@ -231,11 +230,6 @@ public final class ClusterHarness implements AutoCloseable {
             }
         });
         network.close();
-    }
-
-    /** For tests that open their own channel to a node's listener, sized like the brokers' own. */
-    public ManagedChannel openChannel(int id) {
-        return TidelineNode.ChannelFactory.PLAINTEXT.open(id, "127.0.0.1", clientPort(id));
     }
 
 }
