@@ -231,5 +231,4 @@ public final class ClusterHarness implements AutoCloseable {
         });
         network.close();
     }
-
 }
