@@ -1,5 +1,6 @@
 package io.tideline.node.tools;
 
+import io.tideline.node.testutil.FreePorts;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -25,7 +26,8 @@ final class LoopbackPorts {
      */
     static int freeRanges(int n, int... offsets) {
         for (int attempt = 0; attempt < 100; attempt++) {
-            int base = ThreadLocalRandom.current().nextInt(20_000, 59_000);
+            // Below the ephemeral range, where the nodes' own outgoing connections take no port.
+            int base = ThreadLocalRandom.current().nextInt(10_000, FreePorts.ephemeralLow() - 400);
             boolean free = true;
             for (int offset : offsets) {
                 free &= allFree(base + offset + 1, n);
