@@ -27,6 +27,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -68,6 +69,8 @@ public final class LogManager implements AutoCloseable {
     private volatile boolean closed;
     /** When the retention task was scheduled: its passes are due every interval from here. */
     private volatile long retentionScheduledAtMs;
+    /** Retention passes run to the end: lets a caller wait for a pass instead of for a time. */
+    private final AtomicLong retentionPasses = new AtomicLong();
 
     public LogManager(StoreConfig config, String clusterId, int nodeId, Time time, Scheduler scheduler,
                       MetricRegistry metrics, Random random) {
@@ -342,7 +345,13 @@ public final class LogManager implements AutoCloseable {
         if (deleted > 0) {
             log.info("Retention pass deleted {} segments in {} ms", deleted, (time.nanoseconds() - start) / 1_000_000);
         }
+        retentionPasses.incrementAndGet();
         return deleted;
+    }
+
+    /** How many retention passes ({@link #cleanupLogs}) have run to the end since this store started. */
+    public long retentionPassesCompleted() {
+        return retentionPasses.get();
     }
 
     /** Removes a log and its directory (topic deleted, replica moved away). */

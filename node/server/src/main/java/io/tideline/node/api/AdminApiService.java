@@ -1,18 +1,19 @@
 package io.tideline.node.api;
 
+import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
-import io.tideline.node.controller.client.ControllerClient;
+import io.tideline.node.config.BrokerConfigResolver;
 import io.tideline.node.config.TopicConfigs;
+import io.tideline.node.controller.client.ControllerClient;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.node.metadata.TopicImage;
-import io.tideline.node.config.BrokerConfigResolver;
 import io.tideline.proto.admin.AdminServiceGrpc;
 import io.tideline.proto.admin.AlterBrokerConfigsRequest;
 import io.tideline.proto.admin.AlterBrokerConfigsResponse;
-import io.tideline.proto.admin.DescribeBrokerConfigsRequest;
-import io.tideline.proto.admin.DescribeBrokerConfigsResponse;
+import io.tideline.proto.admin.AlterPartitionReassignmentsRequest;
+import io.tideline.proto.admin.AlterPartitionReassignmentsResponse;
 import io.tideline.proto.admin.AlterTopicConfigsRequest;
 import io.tideline.proto.admin.AlterTopicConfigsResponse;
 import io.tideline.proto.admin.Assignment;
@@ -21,9 +22,6 @@ import io.tideline.proto.admin.CreatePartitionsRequest;
 import io.tideline.proto.admin.CreatePartitionsResponse;
 import io.tideline.proto.admin.CreatePartitionsTopic;
 import io.tideline.proto.admin.CreateTopicsRequest;
-import io.tideline.proto.admin.ElectLeadersRequest;
-import io.tideline.proto.admin.ElectLeadersResponse;
-import io.tideline.proto.admin.ElectLeadersResult;
 import io.tideline.proto.admin.CreateTopicsResponse;
 import io.tideline.proto.admin.DeleteRecordsPartition;
 import io.tideline.proto.admin.DeleteRecordsPartitionResult;
@@ -31,13 +29,30 @@ import io.tideline.proto.admin.DeleteRecordsRequest;
 import io.tideline.proto.admin.DeleteRecordsResponse;
 import io.tideline.proto.admin.DeleteTopicsRequest;
 import io.tideline.proto.admin.DeleteTopicsResponse;
+import io.tideline.proto.admin.DescribeBrokerConfigsRequest;
+import io.tideline.proto.admin.DescribeBrokerConfigsResponse;
+import io.tideline.proto.admin.DescribeClusterRequest;
+import io.tideline.proto.admin.DescribeClusterResponse;
+import io.tideline.proto.admin.DescribeLogDirsRequest;
+import io.tideline.proto.admin.DescribeLogDirsResponse;
+import io.tideline.proto.admin.DescribeReplicasRequest;
+import io.tideline.proto.admin.DescribeReplicasResponse;
 import io.tideline.proto.admin.DescribeTopicsRequest;
 import io.tideline.proto.admin.DescribeTopicsResponse;
+import io.tideline.proto.admin.ElectLeadersRequest;
+import io.tideline.proto.admin.ElectLeadersResponse;
+import io.tideline.proto.admin.ElectLeadersResult;
+import io.tideline.proto.admin.ExplainRetentionRequest;
+import io.tideline.proto.admin.ExplainRetentionResponse;
 import io.tideline.proto.admin.FailedReplicaInfo;
+import io.tideline.proto.admin.ListPartitionReassignmentsRequest;
+import io.tideline.proto.admin.ListPartitionReassignmentsResponse;
 import io.tideline.proto.admin.ListTopicsRequest;
 import io.tideline.proto.admin.ListTopicsResponse;
 import io.tideline.proto.admin.NewTopic;
 import io.tideline.proto.admin.PartitionDescription;
+import io.tideline.proto.admin.RebuildReplicaRequest;
+import io.tideline.proto.admin.RebuildReplicaResponse;
 import io.tideline.proto.admin.TopicDescription;
 import io.tideline.proto.admin.TopicResult;
 import io.tideline.proto.metadata.AlterConfigs;
@@ -50,18 +65,12 @@ import io.tideline.proto.metadata.ItemResult;
 import io.tideline.proto.metadata.PartitionRecord;
 import io.tideline.proto.metadata.ReplicaAssignment;
 import io.tideline.proto.metadata.TopicPartitionRef;
-import io.tideline.proto.admin.DescribeClusterRequest;
-import io.tideline.proto.admin.DescribeClusterResponse;
-import io.tideline.proto.admin.DescribeLogDirsRequest;
-import io.tideline.proto.admin.DescribeLogDirsResponse;
-import io.tideline.proto.admin.ExplainRetentionRequest;
-import io.tideline.proto.admin.ExplainRetentionResponse;
 import io.tideline.replication.server.ReplicaManager;
 import io.tideline.store.manager.LogManager;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.net.InetSocketAddress;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -337,24 +346,24 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
     }
 
     @Override
-    public void alterPartitionReassignments(io.tideline.proto.admin.AlterPartitionReassignmentsRequest request,
-            StreamObserver<io.tideline.proto.admin.AlterPartitionReassignmentsResponse> observer) {
+    public void alterPartitionReassignments(AlterPartitionReassignmentsRequest request,
+            StreamObserver<AlterPartitionReassignmentsResponse> observer) {
         reassignments.alter(request).thenAccept(r -> ClientApiService.respond(observer, r));
     }
 
     @Override
-    public void listPartitionReassignments(io.tideline.proto.admin.ListPartitionReassignmentsRequest request,
-            StreamObserver<io.tideline.proto.admin.ListPartitionReassignmentsResponse> observer) {
+    public void listPartitionReassignments(ListPartitionReassignmentsRequest request,
+            StreamObserver<ListPartitionReassignmentsResponse> observer) {
         ClientApiService.respond(observer, reassignments.list(request));
     }
 
     @Override
-    public void describeReplicas(io.tideline.proto.admin.DescribeReplicasRequest request,
-                                 StreamObserver<io.tideline.proto.admin.DescribeReplicasResponse> observer) {
+    public void describeReplicas(DescribeReplicasRequest request,
+                                 StreamObserver<DescribeReplicasResponse> observer) {
         replicaDescriber.describe(request).whenComplete((r, e) -> {
             if (e != null) {
                 log.error("DescribeReplicas failed", e);
-                observer.onError(io.grpc.Status.INTERNAL.withDescription(String.valueOf(e.getMessage())).asRuntimeException());
+                observer.onError(Status.INTERNAL.withDescription(String.valueOf(e.getMessage())).asRuntimeException());
                 return;
             }
             ClientApiService.respond(observer, r);
@@ -362,8 +371,8 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
     }
 
     @Override
-    public void rebuildReplica(io.tideline.proto.admin.RebuildReplicaRequest request,
-                               StreamObserver<io.tideline.proto.admin.RebuildReplicaResponse> observer) {
+    public void rebuildReplica(RebuildReplicaRequest request,
+                               StreamObserver<RebuildReplicaResponse> observer) {
         ClientApiService.respond(observer, replicaRebuilder.rebuild(request));
     }
 }

@@ -68,7 +68,7 @@ class DynamicBrokerConfigsTest {
         Log aging2 = log(2, "aging-2");
         Log keepsOwn = log(1, "keeps-own");
         assertTrue(aging1.numberOfSegments() >= 3, "segment.bytes=200 should have rolled: " + aging1);
-        Thread.sleep(700); // two retention passes under the static 7 days: nothing goes
+        awaitRetentionPasses(1, 2); // two retention passes under the static 7 days: nothing goes
         assertEquals(0, aging1.logStartOffset());
 
         admin.alterBrokerConfigs(OptionalInt.of(2), Map.of("log.retention.ms", "-1"), List.of());
@@ -82,7 +82,7 @@ class DynamicBrokerConfigsTest {
                 cluster.node(2).image().brokerConfigs(-1).containsKey("log.retention.ms"));
         assertEquals(-1L, aging2.config().retentionMs());
         assertEquals(-1L, keepsOwn.config().retentionMs());
-        Thread.sleep(700);
+        awaitRetentionPasses(2, 2);
         assertEquals(0, aging2.logStartOffset(), "broker 2 keeps its records: its own retention is unlimited");
         assertEquals(0, keepsOwn.logStartOffset(), "the topic's own retention.ms=-1 wins over the broker default");
 
@@ -157,6 +157,13 @@ class DynamicBrokerConfigsTest {
                 producer.send(new ProducerRecord(topic, 0, null, E2e.bytes("old-" + i), timestamp + i)).get();
             }
         }
+    }
+
+    /** Waits until broker {@code broker} has run {@code passes} more retention passes from now. */
+    private void awaitRetentionPasses(int broker, int passes) {
+        long from = cluster.node(broker).logManager().retentionPassesCompleted();
+        Awaitility.await(passes + " retention passes on broker " + broker).atMost(E2e.WAIT)
+                .until(() -> cluster.node(broker).logManager().retentionPassesCompleted() >= from + passes);
     }
 
     private Log log(int broker, String topic) {
