@@ -183,60 +183,28 @@ class MissionScenarioTest {
             Awaitility.await("records after the heal").atMost(Duration.ofSeconds(20))
                     .until(() -> producer.acknowledged() >= 50);
         }
-        sampleReplicas(replicas);
-        try (TidelineConsumer consumer = new TidelineConsumer(Map.of("bootstrap.servers", cluster.bootstrapServers(),
-                "auto.offset.reset", "earliest"))) {
-            consumer.setOffsetResetListener((tp, from, to, skipped) -> history.toldLogStartOffset("final", tp, to));
-            consumer.assign(List.of(TP));
-            consumer.seekToBeginning(List.of(TP));
-            long start = consumer.beginningOffsets(List.of(TP)).get(TP);
-            long end = consumer.endOffsets(List.of(TP)).get(TP);
-            List<LogEntry> entries = new ArrayList<>();
-            Awaitility.await("final read up to the high watermark").atMost(Duration.ofSeconds(20))
-                    .pollDelay(Duration.ZERO).until(() -> {
-                        for (ConsumerRecord r : consumer.poll(Duration.ofMillis(200))) {
-                            String value = new String(r.value(), StandardCharsets.UTF_8);
-                            history.consumed("final", TP, r.offset(), value);
-                            entries.add(new LogEntry(r.offset(), value));
-                        }
-                        return consumer.position(TP) >= end;
-                    });
-            history.finalRead(TP, start, end, entries);
-        }
-        for (int b : replicas) {
-            Awaitility.await("replica " + b + " has the leader's high watermark").atMost(Duration.ofSeconds(10))
-                    .until(() -> log(b).highWatermark() == log(LEADER).highWatermark());
-            ReplicaLogReader.Snapshot own = ReplicaLogReader.read(log(b));
-            history.replicaLog(b, TP, own.logStartOffset(), own.highWatermark(), own.entries());
-        }
-        var result = HistoryChecker.lenient().check(history);
-        result.assertValid();
+        var result = probe().finalReadAndCheck(replicas, HistoryChecker.lenient());
         assertTrue(result.acknowledged() >= 50 && result.consumed() >= 50, result.report());
-        System.out.println(result.report());
     }
 
     private void sampleReplicas() {
-        sampleReplicas(List.of(LEADER, 2, CUT));
+        probe().sample(List.of(LEADER, 2, CUT));
     }
 
-    private void sampleReplicas(List<Integer> brokers) {
-        for (int b : brokers) {
-            Log log = log(b);
-            history.replicaSample(b, TP, log.highWatermark(), log.logStartOffset());
-        }
+    private PartitionProbe probe() {
+        return new PartitionProbe(cluster, TP, history);
     }
 
     private Log log(int broker) {
-        return cluster.node(broker).replicaManager().log(TP).orElseThrow();
+        return probe().log(broker);
     }
 
     private PartitionRecord leaderImagePartition() {
-        return cluster.node(LEADER).image().partition(TOPIC, 0).orElseThrow();
+        return probe().image(LEADER);
     }
 
     private int underReplicatedOnLeader() {
-        Gauge<?> gauge = cluster.node(LEADER).metrics().getGauges().get(ReplicationMetrics.UNDER_REPLICATED_PARTITIONS);
-        return ((Number) gauge.getValue()).intValue();
+        return probe().underReplicated(LEADER);
     }
 
     private ReplicaDescription replica(int broker) {

@@ -40,7 +40,7 @@ final class ProduceLoop implements AutoCloseable {
                 "delivery.timeout.ms", 10_000, "request.timeout.ms", 5_000));
         this.tp = tp;
         this.history = history;
-        this.thread = new Thread(this::run, "mission-producer");
+        this.thread = new Thread(this::run, "produce-loop-" + prefix);
         thread.setDaemon(true);
         thread.start();
     }
