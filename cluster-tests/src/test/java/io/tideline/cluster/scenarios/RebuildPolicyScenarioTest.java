@@ -150,6 +150,8 @@ class RebuildPolicyScenarioTest {
         assertTrue(progress.targetOffset() >= progress.startOffset() + 30 && progress.targetOffset() <= leaderEndAtHeal,
                 progress.toString());
         assertTrue(offsetOutOfRangeAnswers() > 0, "the leader answered node 3's fetch with OFFSET_OUT_OF_RANGE");
+        // Seen: the delay off, so that the copy (one segment of the leader's per fetch) goes at full speed.
+        cluster.replicationProxy(CUT, LEADER).heal();
 
         Awaitility.await("node 3 rebuilt and back in the ISR").atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
@@ -173,7 +175,6 @@ class RebuildPolicyScenarioTest {
         Awaitility.await("node 3's old segment files unlinked").atMost(Duration.ofSeconds(10))
                 .until(() -> segmentFileBases(rebuilt.dir()).stream().allMatch(b -> b >= progress.startOffset()));
 
-        cluster.replicationProxy(CUT, LEADER).heal(); // the delay off for the final writes and read
         try (ProduceLoop producer = new ProduceLoop(cluster.bootstrapServers(), TP, history, "after-heal-")) {
             Awaitility.await("records after the heal").atMost(Duration.ofSeconds(20))
                     .until(() -> producer.acknowledged() >= 50);
