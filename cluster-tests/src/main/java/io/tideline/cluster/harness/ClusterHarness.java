@@ -205,6 +205,7 @@ public final class ClusterHarness implements AutoCloseable {
         return configs.dataDir(id);
     }
 
+    /** Node {@code id}'s own listener port, behind {@code "client->id"}: a connection here bypasses every proxy. */
     public int clientPort(int id) {
         return clientPorts.get(id);
     }
