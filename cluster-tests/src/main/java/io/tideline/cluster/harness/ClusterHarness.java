@@ -9,10 +9,12 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,19 +25,35 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
- * N complete {@link TidelineNode}s (broker and controller each) in one JVM on loopback, with a
- * {@link LinkProxy} on every directed replication link: node i's channel to broker j goes through the proxy
- * named {@code "i->j replication"} of {@link #network()}, so a test can cut exactly one follower's fetches
- * from one leader while that follower still reaches the metadata quorum (whose Ratis links are direct).
+ * N complete {@link TidelineNode}s (broker and controller each) in one JVM on loopback, with a {@link LinkProxy}
+ * on every directed link between two of them and between the clients and each broker, all in {@link #network()}:
+ * <ul>
+ * <li>{@code "client->N"}: the clients' link to broker N. Node N advertises this proxy's address
+ *     ({@code advertised.listeners}), so {@link #bootstrapServers()} and every broker address a client learns
+ *     from metadata go through it; all clients share it.</li>
+ * <li>{@code "i->j replication"}: node i's channels to broker j (replica fetches, rebuild copies), chosen by
+ *     broker id in node i's {@code ChannelFactory}.</li>
+ * <li>{@code "i->j raft"}: everything node i sends to voter j, its Raft server (appends, votes, snapshots) and
+ *     its controller client (heartbeats, commands, queries) alike. Node i's {@code controller.quorum.voters}
+ *     names itself at its Raft port and every other voter at i's own proxy for it. Ratis keeps these
+ *     addresses for good: it registers a peer's address the first time it meets the peer id, from the group a
+ *     node starts with, and never replaces it with the addresses of a configuration entry (which carry the
+ *     leader's view) written by a leader or reloaded from the Raft log or snapshot at a restart;
+ *     {@code ClusterHarnessLinksTest} shows it.</li>
+ * </ul>
+ * A link carries the bytes of connections its source opens; the answers travel back on them, so cutting
+ * {@code "i->j raft"} alone stops i's requests to j and j's answers to them, not j's requests to i.
+ * {@link #partition} cuts every link to and from a node, {@link #isolate} those of some kinds, {@link #heal}
+ * heals them; {@link #pause}/{@link #resume} hold and release them (see {@link #pause} for how that differs
+ * from SIGSTOP). A node's links to itself (its broker to its own voter) are direct.
  *
  * <p>What survives a {@link #kill}/{@link #restart} or {@link #stop}/{@link #restart}: the node's ports (probed
  * once, together, at construction), its data directories, the injected {@link Time}, its channel factory and
  * so the proxies (a restarted node is still behind the same links, in whatever state they were left).
- *
- * <p>Client links (producers, consumers, admin) and the Ratis voter links are not proxied yet.
  */
 public final class ClusterHarness implements AutoCloseable {
     private static final String REPLICATION = " replication";
+    private static final String RAFT = " raft";
 
     private final Time time;
     private final NodeConfigs configs;
@@ -43,6 +61,7 @@ public final class ClusterHarness implements AutoCloseable {
     private final Map<Integer, TidelineNode> running = new ConcurrentHashMap<>();
     private final Map<Integer, TidelineNode.ChannelFactory> channelFactories = new HashMap<>();
     private final Network network = new Network();
+    private final Set<Integer> paused = ConcurrentHashMap.newKeySet();
 
     private ClusterHarness(Path root, int size, Map<String, ?> overrides, Time time) throws IOException {
         if (size < 1) {
@@ -55,21 +74,30 @@ public final class ClusterHarness implements AutoCloseable {
             quorumPorts.put(id, ports[2 * (id - 1)]);
             clientPorts.put(id, ports[2 * (id - 1) + 1]);
         }
-        this.configs = new NodeConfigs(root, quorumPorts, clientPorts, overrides);
         try {
-            for (int follower = 1; follower <= size; follower++) {
-                for (int leader = 1; leader <= size; leader++) {
-                    if (follower != leader) {
-                        network.add(replicationLink(follower, leader),
-                                new InetSocketAddress("127.0.0.1", clientPorts.get(leader)));
+            for (int to = 1; to <= size; to++) {
+                network.add(clientLink(to), loopback(clientPorts.get(to)));
+                for (int from = 1; from <= size; from++) {
+                    if (from != to) {
+                        network.add(replicationLink(from, to), loopback(clientPorts.get(to)));
+                        network.add(raftLink(from, to), loopback(quorumPorts.get(to)));
                     }
                 }
-                channelFactories.put(follower, proxiedChannels(follower));
             }
         } catch (IOException | RuntimeException e) {
             network.close();
             throw e;
         }
+        for (int id = 1; id <= size; id++) {
+            channelFactories.put(id, proxiedChannels(id));
+        }
+        this.configs = new NodeConfigs(root, quorumPorts, clientPorts,
+                (from, to) -> network.link(raftLink(from, to)).port(), id -> network.link(clientLink(id)).port(),
+                overrides);
+    }
+
+    private static InetSocketAddress loopback(int port) {
+        return new InetSocketAddress("127.0.0.1", port);
     }
 
     /**
@@ -97,21 +125,28 @@ public final class ClusterHarness implements AutoCloseable {
         return follower + "->" + leader + REPLICATION;
     }
 
-    private TidelineNode.ChannelFactory proxiedChannels(int self) {
-        return (brokerId, host, port) -> {
-            LinkProxy link = linkTo(self, brokerId, port);
-            return link == null ? TidelineNode.ChannelFactory.PLAINTEXT.open(brokerId, host, port)
-                    : TidelineNode.ChannelFactory.PLAINTEXT.open(brokerId, "127.0.0.1", link.port());
-        };
+    /** The link name of the clients' link to broker {@code broker}. */
+    public static String clientLink(int broker) {
+        return "client->" + broker;
     }
 
-    /** The proxy for self -> brokerId, or null for a broker outside this harness (or at another port). */
-    private LinkProxy linkTo(int self, int brokerId, int port) {
-        Integer expected = clientPorts.get(brokerId);
-        if (brokerId == self || expected == null || expected != port) {
-            return null;
-        }
-        return network.link(replicationLink(self, brokerId));
+    /** The link name of what node {@code from} sends to voter {@code to}. */
+    public static String raftLink(int from, int to) {
+        return from + "->" + to + RAFT;
+    }
+
+    /**
+     * Node {@code self}'s channels to other brokers, by broker id: the registered address of a node of this
+     * harness is its client proxy, which is not the replication link, so the address cannot pick the proxy.
+     */
+    private TidelineNode.ChannelFactory proxiedChannels(int self) {
+        return (brokerId, host, port) -> {
+            if (brokerId == self || !clientPorts.containsKey(brokerId)) {
+                return TidelineNode.ChannelFactory.PLAINTEXT.open(brokerId, host, port);
+            }
+            return TidelineNode.ChannelFactory.PLAINTEXT.open(brokerId, "127.0.0.1",
+                    replicationProxy(self, brokerId).port());
+        };
     }
 
     private void startAll() throws Exception {
@@ -170,13 +205,108 @@ public final class ClusterHarness implements AutoCloseable {
         return configs.dataDir(id);
     }
 
+    /** Node {@code id}'s own listener port, behind {@code "client->id"}: a connection here bypasses every proxy. */
     public int clientPort(int id) {
         return clientPorts.get(id);
     }
 
-    /** "127.0.0.1:p1,127.0.0.1:p2,..." of every node, straight to the listeners (client links are not proxied). */
+    /** The address of every node's client proxy ({@code "client->N"}), "127.0.0.1:p1,127.0.0.1:p2,...". */
     public String bootstrapServers() {
-        return clientPorts.values().stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
+        return clientPorts.keySet().stream().map(id -> clientProxy(id).address()).collect(Collectors.joining(","));
+    }
+
+    /** The proxy on the clients' link to broker {@code broker}. */
+    public LinkProxy clientProxy(int broker) {
+        return network.link(clientLink(broker));
+    }
+
+    /** The proxy on what node {@code from} sends to voter {@code to}. */
+    public LinkProxy raftProxy(int from, int to) {
+        return network.link(raftLink(from, to));
+    }
+
+    /**
+     * The names of every link to and from node {@code id} of the given kinds (all kinds when none is given):
+     * {@code client->id}, {@code id->j} and {@code j->id} for every other node j.
+     */
+    public List<String> linksOf(int id, LinkKind... kinds) {
+        requireNode(id);
+        Set<LinkKind> wanted = kinds.length == 0 ? EnumSet.allOf(LinkKind.class) : EnumSet.copyOf(List.of(kinds));
+        List<String> names = new ArrayList<>();
+        if (wanted.contains(LinkKind.CLIENT)) {
+            names.add(clientLink(id));
+        }
+        for (int other : clientPorts.keySet()) {
+            if (other == id) {
+                continue;
+            }
+            if (wanted.contains(LinkKind.REPLICATION)) {
+                names.add(replicationLink(id, other));
+                names.add(replicationLink(other, id));
+            }
+            if (wanted.contains(LinkKind.RAFT)) {
+                names.add(raftLink(id, other));
+                names.add(raftLink(other, id));
+            }
+        }
+        return names;
+    }
+
+    /** Cuts node {@code id} off from everyone (clients, replication, Raft; both directions): a partition. */
+    public void partition(int id) {
+        network.cut(linksOf(id));
+    }
+
+    /** Cuts node {@code id}'s links of the given kinds, both directions (e.g. only its Raft links). */
+    public void isolate(int id, LinkKind kind, LinkKind... more) {
+        LinkKind[] kinds = new LinkKind[more.length + 1];
+        kinds[0] = kind;
+        System.arraycopy(more, 0, kinds, 1, more.length);
+        network.cut(linksOf(id, kinds));
+    }
+
+    /** Heals every link to and from node {@code id} (every fault, a pause's hold included). */
+    public void heal(int id) {
+        paused.remove(id);
+        network.heal(linksOf(id));
+    }
+
+    /** Heals every link of the cluster. */
+    public void healAll() {
+        paused.clear();
+        network.healAll();
+    }
+
+    /**
+     * What the rest of the cluster sees of node {@code id} stopped with SIGSTOP: every link to and from it is
+     * held ({@link LinkProxy#hold()}): connections stay open, new ones are accepted, nothing crosses, nothing
+     * is lost, and {@link #resume} delivers what waited, in order. The node's threads cannot be frozen in one
+     * JVM (gRPC's, Netty's and Ratis's pools are shared by the nodes or made lazily), so unlike SIGSTOP the
+     * node itself keeps running: its timers fire (its calls time out and are retried, its fetchers back off,
+     * its ISR checks and Raft election timers run; as a Raft leader it steps down for lost heartbeats), it
+     * still reaches itself (its broker its own voter; in-JVM reads such as {@link #node}), and its disk work
+     * (retention, flushes) goes on. So on resume it has already reacted to the silence, where a stopped
+     * process resumes mid-step with its old view. Real SIGSTOP: the network-namespace suite.
+     */
+    public void pause(int id) {
+        network.hold(linksOf(id));
+        paused.add(id);
+    }
+
+    /** Ends {@link #pause}: the held bytes are delivered; other faults on the node's links stay. */
+    public void resume(int id) {
+        paused.remove(id);
+        network.release(linksOf(id));
+    }
+
+    public boolean isPaused(int id) {
+        return paused.contains(id);
+    }
+
+    private void requireNode(int id) {
+        if (!clientPorts.containsKey(id)) {
+            throw new IllegalArgumentException("no node " + id + " in this cluster");
+        }
     }
 
     /** The orderly stop (SIGTERM): controlled shutdown, logs flushed and closed cleanly. */
@@ -200,9 +330,7 @@ public final class ClusterHarness implements AutoCloseable {
 
     /** Starts a stopped or killed node again over the same directories and ports, clock and proxies. */
     public TidelineNode restart(int id) throws IOException, InterruptedException {
-        if (!clientPorts.containsKey(id)) {
-            throw new IllegalArgumentException("no node " + id + " in this cluster");
-        }
+        requireNode(id);
         if (running.containsKey(id)) {
             throw new IllegalStateException("node " + id + " is running");
         }

@@ -10,6 +10,7 @@ final class LinkFaults {
     private volatile boolean cut;
     private volatile boolean refusing;
     private volatile long delayNanos;
+    private volatile boolean held;
 
     boolean cut() {
         return cut;
@@ -21,6 +22,14 @@ final class LinkFaults {
 
     long delayNanos() {
         return delayNanos;
+    }
+
+    boolean held() {
+        return held;
+    }
+
+    void held(boolean value) {
+        held = value;
     }
 
     void cut(boolean value) {
@@ -42,11 +51,12 @@ final class LinkFaults {
         cut = false;
         refusing = false;
         delayNanos = 0;
+        held = false;
     }
 
     @Override
     public String toString() {
-        if (!cut && !refusing && delayNanos == 0) {
+        if (!cut && !refusing && delayNanos == 0 && !held) {
             return "forwarding";
         }
         StringBuilder s = new StringBuilder();
@@ -58,6 +68,9 @@ final class LinkFaults {
         }
         if (delayNanos > 0) {
             s.append(s.length() > 0 ? "+" : "").append("delay=").append(Duration.ofNanos(delayNanos));
+        }
+        if (held) {
+            s.append(s.length() > 0 ? "+" : "").append("held");
         }
         return s.toString();
     }

@@ -98,13 +98,28 @@ public final class LinkProxy implements AutoCloseable {
         faults.delay(delay);
     }
 
+    /**
+     * Holds every byte, as TCP does towards a process stopped with SIGSTOP: nothing is forwarded either way and
+     * nothing is lost; connections stay open and new ones are accepted (and connected to the target), and what
+     * is sent waits in this proxy and then in the kernel's buffers, the sender blocking once they are full.
+     * {@link #release()} (or {@link #heal()}) delivers it all, in order. A cut while held still drops.
+     */
+    public void hold() {
+        faults.held(true);
+    }
+
+    /** Ends {@link #hold()}: the held bytes are forwarded, in order; other faults stay. */
+    public void release() {
+        faults.held(false);
+    }
+
     /** Resets (RST) every connection in flight, on both sides; new connections work as before. */
     public void dropConnections() {
         List.copyOf(connections).forEach(ProxiedConnection::reset);
     }
 
     /**
-     * Back to forwarding: cut, refuse and delay removed. A connection that lost anything to a cut (bytes, an
+     * Back to forwarding: cut, refuse, delay and hold removed. A connection that lost anything to a cut (bytes, an
      * end of stream, or its connect because it was accepted during the cut) is reset, since its byte stream has
      * a hole; a connection that sent nothing during the cut carries on.
      */

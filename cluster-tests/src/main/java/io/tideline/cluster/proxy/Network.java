@@ -56,6 +56,15 @@ public final class Network implements AutoCloseable {
         heal(List.of(names));
     }
 
+    /** Holds every named link ({@link LinkProxy#hold()}): bytes wait, nothing is lost. */
+    public void hold(Collection<String> names) {
+        resolve(names).forEach(LinkProxy::hold);
+    }
+
+    public void release(Collection<String> names) {
+        resolve(names).forEach(LinkProxy::release);
+    }
+
     public void healAll() {
         heal(links());
     }

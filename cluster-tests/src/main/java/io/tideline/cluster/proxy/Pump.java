@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
  * One direction of a proxied connection: a reader thread stamps each chunk with the time it was read and queues
  * it, a writer thread forwards it once the link's delay has passed since that stamp. Two threads, so a delay
  * adds latency without cutting throughput to one chunk per delay, and one queue, so the order is kept. The
- * queue is bounded: a slow destination pushes back on the source as TCP would.
+ * queue is bounded: a slow destination pushes back on the source as TCP would, and so does a held link.
  *
  * <p>End of stream and a read error travel through the queue as markers, behind the bytes read before them,
  * so they obey the same faults: a FIN or a reset does not cross a cut link either.
@@ -80,6 +80,7 @@ final class Pump {
             while (true) {
                 Chunk chunk = queue.take();
                 awaitDue(chunk.readNanos);
+                awaitReleased();
                 if (faults.cut() || out == null) {
                     // A black hole: the chunk is lost, so this connection's byte stream now has a hole and
                     // must never carry another byte; heal() resets it (see docs/testing.md).
@@ -112,6 +113,16 @@ final class Pump {
             connection.reset();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * While the link is held the chunk waits here, and the reader fills the bounded queue behind it and then
+     * stops reading, so the kernel's buffers fill and the sender blocks: TCP towards a stopped process.
+     */
+    private void awaitReleased() throws InterruptedException {
+        while (faults.held()) {
+            TimeUnit.NANOSECONDS.sleep(MAX_SLEEP_NANOS);
         }
     }
 

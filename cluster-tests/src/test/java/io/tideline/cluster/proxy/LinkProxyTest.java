@@ -189,6 +189,41 @@ class LinkProxyTest {
     }
 
     @Test
+    void holdKeepsEveryByteUntilReleaseThenDeliversThemInOrder() throws IOException {
+        try (Socket before = connect()) {
+            assertRoundTrip(before, "warm");
+            proxy.hold();
+            assertTrue(proxy.toString().contains("held"), proxy.toString());
+            send(before, "first,");
+            try (Socket during = connect()) {
+                send(during, "new-connection");
+                send(before, "second");
+                assertSilent(before);
+                assertSilent(during);
+                proxy.release();
+                // Nothing was lost: what was sent while held arrives, in order, on connections the hold kept open.
+                assertEquals("first,second", receive(before, "first,second".length()));
+                assertEquals("new-connection", receive(during, "new-connection".length()));
+                assertEquals(0, proxy.bytesDropped());
+                assertEquals(0, proxy.connectionsReset());
+                assertRoundTrip(before, "after");
+            }
+        }
+    }
+
+    @Test
+    void healEndsAHoldToo() throws IOException {
+        try (Socket s = connect()) {
+            proxy.hold();
+            send(s, "held");
+            assertSilent(s);
+            proxy.heal();
+            assertEquals("held", receive(s, 4));
+            assertEquals(0, proxy.connectionsReset());
+        }
+    }
+
+    @Test
     void dropConnectionsResetsConnectionsInFlightAndNewOnesWork() throws IOException {
         try (Socket a = connect(); Socket b = connect()) {
             assertRoundTrip(a, "a");

@@ -226,7 +226,7 @@ public final class TidelineNode implements AutoCloseable {
         }
 
         lifecycle.register(Endpoint.newBuilder().setName(config.advertisedListener().name())
-                .setHost(config.advertisedListener().host()).setPort(boundPort()).build(),
+                .setHost(config.advertisedListener().host()).setPort(advertisedPort()).build(),
                 nodeConfig.brokerRack(), metricsUrl(), STARTUP_TIMEOUT_MS);
         followMetadata(nodeConfig);
         if (!lifecycle.awaitUnfenced(STARTUP_TIMEOUT_MS)) {
@@ -236,6 +236,16 @@ public final class TidelineNode implements AutoCloseable {
         health.refresh();
         scheduler.schedule("health-status", health::refresh, HEALTH_REFRESH_MS, HEALTH_REFRESH_MS);
         log.info("Node {} is serving (broker epoch {})", id, lifecycle.brokerEpoch());
+    }
+
+    /**
+     * The port other brokers and clients are told: advertised.listeners' own port when it names one (the node
+     * may be behind a NAT or a proxy, reachable only there), else the bound port, so listeners on port 0
+     * (tests) advertise the port actually picked.
+     */
+    private int advertisedPort() {
+        Listener advertised = config.advertisedListener();
+        return advertised.equals(config.listener()) || advertised.port() == 0 ? boundPort() : advertised.port();
     }
 
     /** What the registration advertises; the bound port, so metrics.http.port=0 (tests) shows the real one. */
@@ -426,7 +436,13 @@ public final class TidelineNode implements AutoCloseable {
         if (logDirFailures != null) {
             logDirFailures.close();
         }
-        if (server != null) {
+        if (server != null && crashed) {
+            // A killed process answers nothing more and acts no more: no draining of calls in flight, during
+            // which this node would go on leading (a leader waiting out a 5 s drain shrank the ISR to itself,
+            // its followers' new fetches refused, and left the partition without a leader once fenced).
+            server.shutdownNow();
+            awaitQuietly(server);
+        } else if (server != null) {
             server.shutdown();
             awaitQuietly(server);
         }
