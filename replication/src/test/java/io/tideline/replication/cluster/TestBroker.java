@@ -14,6 +14,7 @@ import io.tideline.replication.follower.FailureReason;
 import io.tideline.replication.follower.FetchResponseData;
 import io.tideline.replication.rpc.GrpcLeaderEndpoint;
 import io.tideline.replication.rpc.ReplicaFetchGrpcService;
+import io.tideline.replication.server.FollowerFetch;
 import io.tideline.replication.server.IsrChannel;
 import io.tideline.replication.server.ReplicaManager;
 import io.tideline.store.config.StoreConfig;
@@ -22,12 +23,14 @@ import io.tideline.store.manager.LogManager;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -50,6 +53,8 @@ final class TestBroker implements AutoCloseable {
     private final Map<Integer, Set<CompletableFuture<?>>> inFlight = new ConcurrentHashMap<>();
     private final Map<Integer, AtomicLong> refusedFetches = new ConcurrentHashMap<>();
     private final Map<Integer, AtomicLong> sentFetches = new ConcurrentHashMap<>();
+    /** Every partition fetch sent to each leader over a healthy link, in sending order. */
+    private final Map<Integer, List<FollowerFetch>> sentPartitionFetches = new ConcurrentHashMap<>();
 
     TestBroker(int id, String clusterTag, Path dir, Map<String, ?> storeProps, Map<String, ?> replicationProps,
                Time time, Scheduler scheduler, IsrChannel controller) throws IOException {
@@ -80,6 +85,7 @@ final class TestBroker implements AutoCloseable {
                 return CompletableFuture.failedFuture(linkCut(leaderId));
             }
             sentFetches.computeIfAbsent(leaderId, l -> new AtomicLong()).incrementAndGet();
+            sentPartitionFetches.computeIfAbsent(leaderId, l -> new CopyOnWriteArrayList<>()).addAll(partitions);
             CompletableFuture<Map<TopicPartition, FetchResponseData>> answer = new CompletableFuture<>();
             Set<CompletableFuture<?>> pending = inFlight.computeIfAbsent(leaderId, l -> ConcurrentHashMap.newKeySet());
             pending.add(answer);
@@ -131,6 +137,15 @@ final class TestBroker implements AutoCloseable {
     long sentFetches(int leaderId) {
         AtomicLong count = sentFetches.get(leaderId);
         return count == null ? 0 : count.get();
+    }
+
+    /**
+     * The fetches of {@code tp} sent to {@code leaderId} over a healthy link so far: their fetch offsets say
+     * where this follower's log ended each time, so where it truncated to.
+     */
+    List<FollowerFetch> sentFetches(int leaderId, TopicPartition tp) {
+        return sentPartitionFetches.getOrDefault(leaderId, List.of()).stream()
+                .filter(f -> f.topicPartition().equals(tp)).toList();
     }
 
     Log log(TopicPartition tp) {

@@ -85,6 +85,11 @@ public final class Log implements AutoCloseable {
     private volatile long recoveryPoint;
     /** True until a replication layer takes the high watermark over: a lone replica's HW is its end. */
     private volatile boolean highWatermarkFollowsLogEnd = true;
+    /**
+     * The high watermark was read from the replication-offset-checkpoint at open. Without one (a crash before
+     * the first checkpoint of this partition) the log end stands in for it only while no replication owns it.
+     */
+    private final boolean highWatermarkCheckpointed;
     private volatile boolean closed;
     /**
      * Counts truncations (under the lock). A flush scheduled by a roll made durable the offsets below
@@ -117,6 +122,7 @@ public final class Log implements AutoCloseable {
         this.recoveryPoint = loaded.recoveryPoint();
         this.recoveredSegmentsOnLoad = loaded.recoveredSegments();
         this.epochCache = loaded.epochCache();
+        this.highWatermarkCheckpointed = highWatermarkCheckpoint >= 0;
         this.highWatermark = clampHighWatermark(highWatermarkCheckpoint < 0 ? logEndOffset : highWatermarkCheckpoint);
     }
 
@@ -536,11 +542,17 @@ public final class Log implements AutoCloseable {
 
     /**
      * A replication layer owns the high watermark from now on: it stays where it is until
-     * {@link #updateHighWatermark} moves it, however far appends take the log end.
+     * {@link #updateHighWatermark} moves it, however far appends take the log end. If no checkpointed high
+     * watermark was loaded, it starts at the log start offset, as Kafka's missing checkpoint entry means 0:
+     * the log end would claim committed whatever tail the replica had not yet had confirmed (after a crash, a
+     * divergent tail the new leader never had), until the truncation took it back (docs/behaviours.md B77).
      */
     public void stopFollowingLogEndWithHighWatermark() {
         lock.lock();
         try {
+            if (highWatermarkFollowsLogEnd && !highWatermarkCheckpointed) {
+                highWatermark = logStartOffset;
+            }
             highWatermarkFollowsLogEnd = false;
         } finally {
             lock.unlock();

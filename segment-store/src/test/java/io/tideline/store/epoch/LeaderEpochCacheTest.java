@@ -54,6 +54,21 @@ class LeaderEpochCacheTest {
         assertEquals(EpochEndOffset.UNDEFINED, cache.endOffsetFor(0, 50));
     }
 
+    /**
+     * KIP-279's case, the one Kafka writes a new leader's epoch into its cache at the election for: a follower
+     * holds records of epoch 1 that the new leader (elected at epoch 3, records of epoch 0 only) never had.
+     * Our answer for epoch 1 is epoch 0 ending at the leader's log end, the same as with Kafka's entry (3, 8);
+     * Kafka's cache, without that entry, would have answered "undefined" (no epoch above 1 in it).
+     */
+    @Test
+    void anEpochAboveTheLatestEndsAtTheLogEndAsAnElectionEntryWouldSay() throws Exception {
+        LeaderEpochCache cache = cache();
+        cache.assign(0, 0);
+        assertEquals(new EpochEndOffset(0, 8), cache.endOffsetFor(1, 8));
+        cache.assign(3, 8);
+        assertEquals(new EpochEndOffset(0, 8), cache.endOffsetFor(1, 8), "with the entry Kafka adds at the election");
+    }
+
     @Test
     void truncationFromTheStartKeepsTheEpochInForceAtTheNewStart() throws Exception {
         LeaderEpochCache cache = cache();

@@ -59,6 +59,12 @@ final class LogTestSupport implements AutoCloseable {
         return log;
     }
 
+    /** Closes {@code log} at the end with the others; for a log a test opened itself. */
+    Log track(Log log) {
+        opened.add(log);
+        return log;
+    }
+
     /** A started LogManager over {@code root/logs} on the mock clock and scheduler; closed at the end. */
     LogManager startManager(Map<String, ?> storeProps) throws IOException {
         Map<String, Object> props = new HashMap<>(storeProps);
