@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -33,6 +34,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * The test JVM's handle on a {@link NamespaceDriver} process in the namespace: sends it requests, waits for the
  * answers, and records the events it writes (produce attempts and outcomes, consumed records, told log start
  * offsets) into a {@link History} in the order the driver wrote them.
+ *
+ * <p>Thread-safe: requests from several threads are matched to their answers by request id.
  */
 public final class DriverClient implements AutoCloseable {
     /** The driver's own JVM: a client and a few threads. */
@@ -177,7 +180,7 @@ public final class DriverClient implements AutoCloseable {
     /** Each answering broker's replica of {@code tp}, by broker id. */
     public Map<Integer, ReplicaBounds> replicaBounds(TopicPartition tp) {
         JsonArray all = request(Duration.ofSeconds(30), "log-dirs", Map.of("topic", tp.topic())).getAsJsonArray();
-        Map<Integer, ReplicaBounds> bounds = new java.util.TreeMap<>();
+        Map<Integer, ReplicaBounds> bounds = new TreeMap<>();
         for (JsonElement el : all) {
             JsonObject o = el.getAsJsonObject();
             if (o.get("partition").getAsInt() == tp.partition()) {

@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
  * to it go to 127.0.0.1 and are not matched, but nothing is acknowledged any more). Clients of the suite (the
  * driver, the CLI) run with group 0 and are never matched.
  *
- * <p>The rules are in the namespace's own netfilter tables; they vanish with it.
+ * <p>The rules are in the namespace's own netfilter tables; they vanish with it. Thread-safe (synchronized).
  */
 public final class Firewall {
     private final NetworkNamespace ns;

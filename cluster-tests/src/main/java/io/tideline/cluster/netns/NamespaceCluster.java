@@ -1,12 +1,16 @@
 package io.tideline.cluster.netns;
 
 import java.io.IOException;
+import io.tideline.cluster.history.History;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
@@ -17,6 +21,8 @@ import java.util.stream.Collectors;
  *
  * <p>The node processes run {@code scripts/tideline server} from {@code classpath} (a test passes its own class
  * path, which holds what the build just compiled) with small heaps. {@link #close()} removes everything.
+ *
+ * <p>Driven by one test thread; the node and firewall operations may be called from other threads too.
  */
 public final class NamespaceCluster implements AutoCloseable {
     /** Two cores carry three nodes, the driver and the test JVM: small heaps and the quick JIT. */
@@ -140,7 +146,7 @@ public final class NamespaceCluster implements AutoCloseable {
         command.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().put("TIDELINE_CLASSPATH", classpath);
-        Path err = java.nio.file.Files.createTempFile(root, "cli", ".err");
+        Path err = Files.createTempFile(root, "cli", ".err");
         pb.redirectError(err.toFile());
         Process p = ns.start(pb);
         p.getOutputStream().close();
@@ -149,13 +155,13 @@ public final class NamespaceCluster implements AutoCloseable {
             p.destroyForcibly();
             throw new AssertionError("CLI " + String.join(" ", args) + " did not finish in 60 s");
         }
-        String stderr = java.nio.file.Files.readString(err, StandardCharsets.UTF_8);
-        java.nio.file.Files.deleteIfExists(err);
+        String stderr = Files.readString(err, StandardCharsets.UTF_8);
+        Files.deleteIfExists(err);
         return new CliResult(p.exitValue(), out, stderr);
     }
 
     /** Starts the driver process in the namespace (the Java client's side of the tests). */
-    public DriverClient startDriver(io.tideline.cluster.history.History history) throws IOException {
+    public DriverClient startDriver(History history) throws IOException {
         return DriverClient.start(ns, root.resolve("driver.log"), classpath, history, bootstrapServers());
     }
 
@@ -163,7 +169,7 @@ public final class NamespaceCluster implements AutoCloseable {
     public void stopAll() throws InterruptedException {
         List<NamespaceNode> running = nodes.stream().filter(NamespaceNode::isAlive).toList();
         List<Thread> stops = new ArrayList<>();
-        List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
         for (NamespaceNode node : running) {
             Thread t = new Thread(() -> {
                 try {
@@ -198,7 +204,7 @@ public final class NamespaceCluster implements AutoCloseable {
     /** The last {@code lines} lines of a node's output. */
     public static String tail(String text, int lines) {
         String[] all = text.split("\n");
-        return String.join("\n", java.util.Arrays.copyOfRange(all, Math.max(0, all.length - lines), all.length));
+        return String.join("\n", Arrays.copyOfRange(all, Math.max(0, all.length - lines), all.length));
     }
 
     /** Kills every process and removes the namespace (see {@link NetworkNamespace#close()}). */

@@ -56,6 +56,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Produce attempts are classified as {@code ProduceLoop} in the scenarios does: acknowledged is OK,
  * NOT_ENOUGH_REPLICAS is FAILED (a definite refusal), anything else UNKNOWN (the record may have been appended).
  * Events of one loop are written in the order they happen, so the test's History gets them in that order.
+ * Each request is answered on a thread of its own; lines are written whole under one lock.
  */
 public final class NamespaceDriver {
     private static final Gson GSON = DriverJson.GSON;

@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -17,6 +18,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>It runs as root but with a primary group of its own, {@link #gid()}, which is what {@link Firewall}
  * rules match (see there for why the source address cannot be used).
+ *
+ * <p>Thread-safe: the process handle is volatile and start is synchronized.
  */
 public final class NamespaceNode {
     /** Group ids 47011.. (no meaning on the host: only the iptables owner match reads them). */
@@ -86,7 +89,7 @@ public final class NamespaceNode {
     /** Writes a config with the keys cluster.sh writes, then {@code overrides}. */
     void writeConfig(String voters, Map<String, ?> overrides) throws IOException {
         StringBuilder sb = new StringBuilder("# node ").append(id).append(" of a network-namespace cluster\n");
-        Map<String, Object> keys = new java.util.LinkedHashMap<>();
+        Map<String, Object> keys = new LinkedHashMap<>();
         keys.put("node.id", id);
         keys.put("process.roles", "broker,controller");
         keys.put("controller.quorum.voters", voters);

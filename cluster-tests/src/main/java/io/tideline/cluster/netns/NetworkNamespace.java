@@ -23,6 +23,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Needs root (CAP_SYS_ADMIN and CAP_NET_ADMIN) and the {@code ip} command of iproute2: {@link #create}
  * fails with a message saying so instead of letting a test pass or skip.
+ *
+ * <p>Thread-safe: processes may be started from any thread; close is synchronized and runs once.
  */
 public final class NetworkNamespace implements AutoCloseable {
     private static final AtomicInteger COUNTER = new AtomicInteger();

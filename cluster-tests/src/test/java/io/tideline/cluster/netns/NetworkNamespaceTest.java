@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.List;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /** The namespace's life: its loopback, the PIDs of what runs inside, and a cleanup that leaves nothing. */
@@ -23,7 +25,7 @@ class NetworkNamespaceTest {
             sleeper = ns.start(new ProcessBuilder("sleep", "600"));
             // ip netns exec execs in place: the process's PID is the command's, the one ip netns pids lists.
             long pid = sleeper.pid();
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+            Awaitility.await("sleep runs inside").atMost(Duration.ofSeconds(10))
                     .until(() -> ns.pids().contains(pid)
                             && ProcessHandle.of(pid).flatMap(h -> h.info().command()).orElse("").endsWith("sleep"));
             assertEquals(List.of(pid), ns.pids());

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
@@ -19,6 +20,7 @@ import io.tideline.cluster.netns.NetworkNamespace;
 import io.tideline.common.TopicPartition;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -213,8 +215,8 @@ class NetnsMissionScenarioTest {
         return JsonParser.parseString(out.strip()).getAsJsonObject();
     }
 
-    private static List<Integer> ids(com.google.gson.JsonArray a) {
-        List<Integer> ids = new java.util.ArrayList<>();
+    private static List<Integer> ids(JsonArray a) {
+        List<Integer> ids = new ArrayList<>();
         a.forEach(e -> ids.add(e.getAsInt()));
         return ids;
     }
