@@ -91,7 +91,6 @@ public final class RequestLink implements LinkControl {
         cut = false;
     }
 
-    @Override
     public boolean isCut() {
         return cut;
     }
