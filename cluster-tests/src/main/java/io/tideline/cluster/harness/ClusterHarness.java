@@ -69,7 +69,7 @@ public final class ClusterHarness implements AutoCloseable {
         }
         this.time = Objects.requireNonNull(time, "time");
         SortedMap<Integer, Integer> quorumPorts = new TreeMap<>();
-        int[] ports = HarnessPorts.distinct(2 * size);
+        int[] ports = io.tideline.testsupport.ports.Ports.distinct(2 * size);
         for (int id = 1; id <= size; id++) {
             quorumPorts.put(id, ports[2 * (id - 1)]);
             clientPorts.put(id, ports[2 * (id - 1) + 1]);

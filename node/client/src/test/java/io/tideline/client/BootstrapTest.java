@@ -14,6 +14,7 @@ import io.tideline.client.internals.BrokerAddress;
 import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
 import io.tideline.common.time.Time;
+import io.tideline.testsupport.ports.Ports;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ConnectException;
@@ -88,11 +89,9 @@ class BootstrapTest {
         return c;
     }
 
-    /** A loopback port that refuses connections: bound to an ephemeral port, then released. */
-    private static String refusing() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-            return "127.0.0.1:" + s.getLocalPort();
-        }
+    /** A loopback port that refuses connections: reserved for this JVM (test-support Ports), which binds nothing there. */
+    private static String refusing() {
+        return "127.0.0.1:" + Ports.one();
     }
 
     private static <T> T timed(String what, Supplier<T> call) {

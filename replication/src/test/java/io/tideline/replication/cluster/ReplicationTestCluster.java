@@ -8,6 +8,7 @@ import io.tideline.replication.server.PartitionSettings;
 import io.tideline.replication.server.ProduceResult;
 import io.tideline.store.record.MemoryRecords;
 import io.tideline.store.record.RecordBatchBuilder;
+import io.tideline.testsupport.link.RequestLinks;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -27,6 +28,8 @@ final class ReplicationTestCluster implements AutoCloseable {
     final Time time;
     final Scheduler scheduler;
     final TestController controller;
+    /** The brokers' fetch links, {@code follower->leader}: cut one to partition a follower from a leader. */
+    final RequestLinks links = new RequestLinks();
     private final Map<Integer, TestBroker> brokers = new ConcurrentHashMap<>();
     private final Map<Integer, Boolean> stopped = new ConcurrentHashMap<>();
 
@@ -38,7 +41,7 @@ final class ReplicationTestCluster implements AutoCloseable {
         String tag = UUID.randomUUID().toString();
         for (int id = 1; id <= size; id++) {
             brokers.put(id, new TestBroker(id, tag, root.resolve("broker-" + id), storeProps, replicationProps, time,
-                    scheduler, controller));
+                    scheduler, controller, links));
         }
     }
 

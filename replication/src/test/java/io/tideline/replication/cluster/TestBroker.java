@@ -11,7 +11,6 @@ import io.tideline.common.time.Time;
 import io.tideline.replication.ReplicationConfig;
 import io.tideline.replication.fetcher.LeaderEndpoint;
 import io.tideline.replication.follower.FailureReason;
-import io.tideline.replication.follower.FetchResponseData;
 import io.tideline.replication.rpc.GrpcLeaderEndpoint;
 import io.tideline.replication.rpc.ReplicaFetchGrpcService;
 import io.tideline.replication.server.FollowerFetch;
@@ -20,6 +19,8 @@ import io.tideline.replication.server.ReplicaManager;
 import io.tideline.store.config.StoreConfig;
 import io.tideline.store.log.Log;
 import io.tideline.store.manager.LogManager;
+import io.tideline.testsupport.link.RequestLink;
+import io.tideline.testsupport.link.RequestLinks;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -27,17 +28,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
-import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One broker of the in-JVM replication cluster: a LogManager over its own directory, a ReplicaManager,
- * and an in-process gRPC server with the replica fetch service. Its links to leaders can be cut one at a
- * time ({@link #cutLinkTo}): fetches to that leader then fail as if the network dropped them.
+ * and an in-process gRPC server with the replica fetch service. Its fetches to each leader go over the
+ * cluster's {@link RequestLink} {@code id->leader}, which a test cuts one at a time ({@link #cutLinkTo}): with
+ * a partition's semantics, the fetch in flight is lost and the next ones fail until the heal.
  */
 final class TestBroker implements AutoCloseable {
     final int id;
@@ -48,17 +47,14 @@ final class TestBroker implements AutoCloseable {
     final Map<TopicPartition, Optional<FailureReason>> reportedFailures = new ConcurrentHashMap<>();
     private final Server server;
     private final Map<Integer, ManagedChannel> channels = new ConcurrentHashMap<>();
-    private final Set<Integer> cutLinks = ConcurrentHashMap.newKeySet();
-    /** Fetches sent to each leader and not answered yet: a cut drops them too. */
-    private final Map<Integer, Set<CompletableFuture<?>>> inFlight = new ConcurrentHashMap<>();
-    private final Map<Integer, AtomicLong> refusedFetches = new ConcurrentHashMap<>();
-    private final Map<Integer, AtomicLong> sentFetches = new ConcurrentHashMap<>();
+    private final RequestLinks links;
     /** Every partition fetch sent to each leader over a healthy link, in sending order. */
     private final Map<Integer, List<FollowerFetch>> sentPartitionFetches = new ConcurrentHashMap<>();
 
     TestBroker(int id, String clusterTag, Path dir, Map<String, ?> storeProps, Map<String, ?> replicationProps,
-               Time time, Scheduler scheduler, IsrChannel controller) throws IOException {
+               Time time, Scheduler scheduler, IsrChannel controller, RequestLinks links) throws IOException {
         this.id = id;
+        this.links = links;
         this.serverName = "tideline-" + clusterTag + "-broker-" + id;
         Map<String, Object> props = new HashMap<>(storeProps);
         props.put("log.dirs", dir.toString());
@@ -79,49 +75,28 @@ final class TestBroker implements AutoCloseable {
         ManagedChannel channel = channels.computeIfAbsent(leaderId, l -> InProcessChannelBuilder
                 .forName(serverName.replace("broker-" + id, "broker-" + l)).directExecutor().build());
         GrpcLeaderEndpoint grpc = new GrpcLeaderEndpoint(channel, 1L);
-        return Optional.of((replicaId, partitions, minBytes, maxBytes, maxWaitMs) -> {
-            if (cutLinks.contains(leaderId)) {
-                refusedFetches.computeIfAbsent(leaderId, l -> new AtomicLong()).incrementAndGet();
-                return CompletableFuture.failedFuture(linkCut(leaderId));
-            }
-            sentFetches.computeIfAbsent(leaderId, l -> new AtomicLong()).incrementAndGet();
+        RequestLink link = links.link(id, leaderId);
+        return Optional.of((replicaId, partitions, minBytes, maxBytes, maxWaitMs) -> link.send(() -> {
             sentPartitionFetches.computeIfAbsent(leaderId, l -> new CopyOnWriteArrayList<>()).addAll(partitions);
-            CompletableFuture<Map<TopicPartition, FetchResponseData>> answer = new CompletableFuture<>();
-            Set<CompletableFuture<?>> pending = inFlight.computeIfAbsent(leaderId, l -> ConcurrentHashMap.newKeySet());
-            pending.add(answer);
-            grpc.fetch(replicaId, partitions, minBytes, maxBytes, maxWaitMs).whenComplete((data, error) -> {
-                pending.remove(answer);
-                if (error != null) {
-                    answer.completeExceptionally(error);
-                } else {
-                    answer.complete(data);
-                }
-            });
-            // Registered before this check, so a cut racing with the send either sees it or is seen here.
-            if (cutLinks.contains(leaderId)) {
-                answer.completeExceptionally(linkCut(leaderId));
-            }
-            return answer;
-        });
+            return grpc.fetch(replicaId, partitions, minBytes, maxBytes, maxWaitMs);
+        }));
     }
 
-    private IOException linkCut(int leaderId) {
-        return new IOException("link " + id + " -> " + leaderId + " is cut");
+    /** This broker's fetch link to {@code leaderId} (the cluster's {@code id->leaderId} link). */
+    RequestLink linkTo(int leaderId) {
+        return links.link(id, leaderId);
     }
 
     /**
      * Fetches to {@code leaderId} fail from now on, and the one in flight (parked at the leader) is
-     * dropped too, so once this returns no answer from that leader reaches this broker.
+     * lost too, so once this returns no answer from that leader reaches this broker.
      */
     void cutLinkTo(int leaderId) {
-        cutLinks.add(leaderId);
-        for (CompletableFuture<?> pending : inFlight.getOrDefault(leaderId, Set.of())) {
-            pending.completeExceptionally(linkCut(leaderId));
-        }
+        linkTo(leaderId).cut();
     }
 
     void healLinkTo(int leaderId) {
-        cutLinks.remove(leaderId);
+        linkTo(leaderId).heal();
     }
 
     /**
@@ -129,14 +104,12 @@ final class TestBroker implements AutoCloseable {
      * refusal seen after {@link #cutLinkTo} means no fetch sent before the cut is still parked at the leader.
      */
     long refusedFetches(int leaderId) {
-        AtomicLong count = refusedFetches.get(leaderId);
-        return count == null ? 0 : count.get();
+        return linkTo(leaderId).refused();
     }
 
     /** Fetches sent to {@code leaderId} over a healthy link so far. */
     long sentFetches(int leaderId) {
-        AtomicLong count = sentFetches.get(leaderId);
-        return count == null ? 0 : count.get();
+        return linkTo(leaderId).sent();
     }
 
     /**

@@ -11,10 +11,10 @@ import io.tideline.node.controller.ControllerSettings;
 import io.tideline.node.controller.client.ControllerClient;
 import io.tideline.node.metadata.ImageSerde;
 import io.tideline.node.metadata.MetadataImage;
-import io.tideline.node.testutil.FreePorts;
 import io.tideline.proto.metadata.BrokerHeartbeatResponse;
 import io.tideline.proto.metadata.ControllerResponse;
 import io.tideline.proto.metadata.Endpoint;
+import io.tideline.testsupport.ports.Ports;
 import java.io.File;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -61,7 +61,7 @@ final class QuorumTestCluster implements AutoCloseable {
         this.settings = settings;
         this.customizer = customizer;
         Map<Integer, InetSocketAddress> v = new TreeMap<>();
-        int[] ports = FreePorts.distinct(size);
+        int[] ports = Ports.distinct(size);
         for (int id = 1; id <= size; id++) {
             v.put(id, new InetSocketAddress(InetAddress.getLoopbackAddress(), ports[id - 1]));
         }

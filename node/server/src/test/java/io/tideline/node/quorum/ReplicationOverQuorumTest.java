@@ -40,6 +40,8 @@ import io.tideline.store.log.Log;
 import io.tideline.store.manager.LogManager;
 import io.tideline.store.record.MemoryRecords;
 import io.tideline.store.record.RecordBatchBuilder;
+import io.tideline.testsupport.link.RequestLink;
+import io.tideline.testsupport.link.RequestLinks;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -48,9 +50,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
-import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -77,6 +77,8 @@ class ReplicationOverQuorumTest {
     private final MockScheduler brokerScheduler = new MockScheduler(brokerTime);
     private final Map<Integer, Broker> brokers = new HashMap<>();
     private final String tag = UUID.randomUUID().toString();
+    /** The brokers' fetch links, {@code follower->leader}; a cut loses the fetch in flight, as a partition does. */
+    private final RequestLinks links = new RequestLinks();
 
     /** One broker: store, replica manager, replica fetch server, fed by its voter's metadata image. */
     private final class Broker implements AutoCloseable {
@@ -85,7 +87,6 @@ class ReplicationOverQuorumTest {
         final ReplicaManager replicaManager;
         final MetricRegistry metrics = new MetricRegistry();
         final Server server;
-        final Set<Integer> cutLinks = ConcurrentHashMap.newKeySet();
         final Map<Integer, ManagedChannel> channels = new ConcurrentHashMap<>();
         final ExecutorService publisherThread = Executors.newSingleThreadExecutor();
         final BrokerMetadataPublisher publisher;
@@ -135,9 +136,13 @@ class ReplicationOverQuorumTest {
             ManagedChannel channel = channels.computeIfAbsent(leaderId,
                     l -> InProcessChannelBuilder.forName(serverName(l)).directExecutor().build());
             GrpcLeaderEndpoint grpc = new GrpcLeaderEndpoint(channel, 1L);
-            return Optional.of((replicaId, partitions, minBytes, maxBytes, maxWaitMs) -> cutLinks.contains(leaderId)
-                    ? CompletableFuture.failedFuture(new IOException("link " + id + " -> " + leaderId + " cut"))
-                    : grpc.fetch(replicaId, partitions, minBytes, maxBytes, maxWaitMs));
+            RequestLink link = linkTo(leaderId);
+            return Optional.of((replicaId, partitions, minBytes, maxBytes, maxWaitMs) ->
+                    link.send(() -> grpc.fetch(replicaId, partitions, minBytes, maxBytes, maxWaitMs)));
+        }
+
+        RequestLink linkTo(int leaderId) {
+            return links.link(id, leaderId);
         }
 
         Log log() {
@@ -236,7 +241,7 @@ class ReplicationOverQuorumTest {
         quorum.awaitTrue("all replicas at the high watermark", () -> brokers.values().stream()
                 .allMatch(b -> b.log().highWatermark() == 5));
 
-        follower.cutLinks.add(leader.id);
+        follower.linkTo(leader.id).cut();
         produce(3, 1);
         brokerTime.advance(LAG_MS - 1);
         leader.replicaManager.maybeShrinkIsr();
@@ -249,7 +254,7 @@ class ReplicationOverQuorumTest {
         quorum.awaitTrue("the leader applied the committed ISR", () -> leader.replicaManager.partition(TP).get().isr().size() == 2);
         assertEquals(1, (int) gauge(leader, ReplicationMetrics.UNDER_REPLICATED_PARTITIONS));
 
-        follower.cutLinks.clear();
+        links.healAll();
         quorum.awaitTrue("follower back in the ISR", () -> partition().getIsrList().contains(follower.id));
         assertTrue(isrChangeReasons().contains(ChangeReason.CAUGHT_UP), isrChangeReasons().toString());
         quorum.awaitTrue("leader no longer under-replicated",
@@ -257,6 +262,37 @@ class ReplicationOverQuorumTest {
         assertEquals(8, follower.log().logEndOffset());
         assertEquals(1L, leader.replicaManager.stats().isrShrinks().getCount());
         assertEquals(1L, leader.replicaManager.stats().isrExpands().getCount());
+    }
+
+    /**
+     * The same partition semantics as ReplicationTestCluster's links (docs/testing.md, "Shared test support"): the
+     * fetch parked at the leader when the link is cut is lost, with the records the leader answers it with.
+     */
+    @Test
+    void aFetchInFlightWhenTheLinkIsCutIsLostWithTheRecordsItWouldHaveCarried() throws Exception {
+        startClusterWithTopic(Map.of());
+        produce(3, -1);
+        Broker leader = leader();
+        Broker follower = aFollower();
+        quorum.awaitTrue("all replicas at the high watermark", () -> brokers.values().stream()
+                .allMatch(b -> b.log().highWatermark() == 3));
+        RequestLink link = follower.linkTo(leader.id);
+        // Nothing left to fetch: the follower's fetch waits at the leader for news, on the brokers' mock clock,
+        // which stands still, so it stays in flight until the cut.
+        quorum.awaitTrue("the follower's fetch parked at the leader", () -> link.inFlight() == 1);
+
+        link.cut();
+        assertEquals(1, link.lostInFlight());
+        produce(2, 1);
+        Broker other = brokers.values().stream().filter(b -> b != leader && b != follower).findFirst().orElseThrow();
+        quorum.awaitTrue("the other follower got the records", () -> other.log().logEndOffset() == 5);
+        // A fetcher has one fetch in flight: a refusal after the appends means the lost fetch is behind it.
+        long refusedAfterAppends = link.refused();
+        quorum.awaitTrue("the follower fetched again", () -> link.refused() > refusedAfterAppends);
+        assertEquals(3, follower.log().logEndOffset(), "no record crossed the cut link");
+
+        link.heal();
+        quorum.awaitTrue("the follower caught up after the heal", () -> follower.log().logEndOffset() == 5);
     }
 
     @Test
@@ -268,7 +304,9 @@ class ReplicationOverQuorumTest {
         quorum.awaitTrue("all replicas at the high watermark", () -> brokers.values().stream()
                 .allMatch(b -> b.log().highWatermark() == 5));
 
-        follower.cutLinks.add(leader.id);
+        follower.linkTo(leader.id).cut();
+        // The cut loses the fetch in flight too, so the follower's log end is final from here.
+        long followerEnd = follower.log().logEndOffset();
         produce(60, 1);
         brokerTime.advance(LAG_MS + 1);
         leader.replicaManager.maybeShrinkIsr();
@@ -278,11 +316,10 @@ class ReplicationOverQuorumTest {
         brokerTime.advance(60_001);
         produce(1, 1);
         leader.log().deleteOldSegments();
-        // Read once the cut is in force (a fetch in flight when it was cut may still have landed).
-        long followerEnd = follower.log().logEndOffset();
+        assertEquals(followerEnd, follower.log().logEndOffset(), "nothing crossed the cut link");
         assertTrue(leader.log().logStartOffset() > followerEnd, "retention passed the follower's position");
 
-        follower.cutLinks.clear();
+        links.healAll();
         quorum.awaitTrue("follower FAILED", () -> follower.replicaManager.followerStatus(TP)
                 .map(s -> s.status() == ReplicaStatus.FAILED).orElse(false));
         quorum.awaitTrue("the controller records the failed replica", () -> quorum.awaitLeader().image()

@@ -3,15 +3,16 @@ package io.tideline.node.server;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.tideline.common.time.Time;
-import io.tideline.node.testutil.FreePorts;
 import io.tideline.proto.admin.AdminServiceGrpc;
 import io.tideline.proto.client.ClientServiceGrpc;
+import io.tideline.testsupport.ports.Ports;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -25,6 +26,10 @@ import java.util.stream.Collectors;
  * directories under {@code root}. Nodes start together (registration needs a quorum leader, so one node
  * alone would wait for the others), can be stopped cleanly (the SIGTERM path), killed without a clean
  * shutdown of their logs, and restarted over the same directories.
+ *
+ * <p>Seams: {@link #withTime} (one clock for every node) and {@link #withChannelFactory} (a node's broker-to-broker
+ * channels, e.g. to put a proxy on its replication links). What a node keeps across {@link #kill}/{@link #stop} and
+ * {@link #restart}: its ports (allocated once, at construction), directories, overrides, clock and channel factory.
  */
 public final class NodeTestCluster implements AutoCloseable {
     private final Path root;
@@ -34,11 +39,13 @@ public final class NodeTestCluster implements AutoCloseable {
     private final Map<String, Object> overrides;
     private final List<ManagedChannel> channels = new ArrayList<>();
     private final Map<Integer, Map<String, Object>> nodeOverrides = new ConcurrentHashMap<>();
+    private final Map<Integer, TidelineNode.ChannelFactory> channelFactories = new ConcurrentHashMap<>();
+    private volatile Time time = Time.SYSTEM;
 
     public NodeTestCluster(Path root, int size, Map<String, ?> overrides) {
         this.root = root;
         this.overrides = new HashMap<>(overrides);
-        int[] ports = FreePorts.distinct(2 * size);
+        int[] ports = Ports.distinct(2 * size);
         for (int id = 1; id <= size; id++) {
             quorumPorts.put(id, ports[2 * (id - 1)]);
             clientPorts.put(id, ports[2 * (id - 1) + 1]);
@@ -51,14 +58,25 @@ public final class NodeTestCluster implements AutoCloseable {
         return this;
     }
 
+    /** The clock of every node (before they start); {@link Time#SYSTEM} unless set. */
+    public NodeTestCluster withTime(Time time) {
+        this.time = Objects.requireNonNull(time, "time");
+        return this;
+    }
+
+    /** Node {@code id}'s broker-to-broker channels (before it starts); plaintext straight to the target unless set. */
+    public NodeTestCluster withChannelFactory(int id, TidelineNode.ChannelFactory factory) {
+        channelFactories.put(id, Objects.requireNonNull(factory, "factory"));
+        return this;
+    }
+
     /** Starts every node (in parallel) and waits until all serve. */
     public NodeTestCluster startAll() throws Exception {
         ExecutorService starter = Executors.newFixedThreadPool(quorumPorts.size());
         try {
             Map<Integer, Future<TidelineNode>> starting = new TreeMap<>();
             for (int id : quorumPorts.keySet()) {
-                starting.put(id, starter.submit(() -> TidelineNode.start(config(id), Time.SYSTEM,
-                        TidelineNode.ChannelFactory.PLAINTEXT)));
+                starting.put(id, starter.submit(() -> startNode(id)));
             }
             for (Map.Entry<Integer, Future<TidelineNode>> e : starting.entrySet()) {
                 nodes.put(e.getKey(), e.getValue().get(150, TimeUnit.SECONDS));
@@ -67,6 +85,12 @@ public final class NodeTestCluster implements AutoCloseable {
             starter.shutdownNow();
         }
         return this;
+    }
+
+    /** Every start of a node, the first and each restart, goes through here: same config, clock and channels. */
+    private TidelineNode startNode(int id) throws IOException, InterruptedException {
+        return TidelineNode.start(config(id), time,
+                channelFactories.getOrDefault(id, TidelineNode.ChannelFactory.PLAINTEXT));
     }
 
     public ServerConfig config(int id) {
@@ -131,11 +155,12 @@ public final class NodeTestCluster implements AutoCloseable {
         }
     }
 
+    /** Starts a stopped or killed node again: same directories, ports, overrides, clock and channel factory. */
     public TidelineNode restart(int id) throws Exception {
         if (nodes.containsKey(id)) {
             throw new IllegalStateException("node " + id + " is running");
         }
-        TidelineNode n = TidelineNode.start(config(id));
+        TidelineNode n = startNode(id);
         nodes.put(id, n);
         return n;
     }

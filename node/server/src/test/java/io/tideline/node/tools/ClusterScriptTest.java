@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tideline.testsupport.ports.Ports;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -60,7 +61,7 @@ class ClusterScriptTest {
     @BeforeEach
     void pickPortsAndDir() {
         clusterDir = dir.resolve("cluster");
-        clientPortBase = LoopbackPorts.freeRange(3 * NODES);
+        clientPortBase = Ports.base(3 * NODES);
         quorumPortBase = clientPortBase + NODES;
         metricsPortBase = quorumPortBase + NODES;
         assertTrue(Files.isExecutable(REPO.resolve("scripts/cluster.sh")), "run from the node module of the repository");

@@ -3,9 +3,8 @@ package io.tideline.node.tools;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tideline.testsupport.ports.Ports;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -351,31 +350,24 @@ class ComposeClusterTest {
 
     /**
      * A TIDELINE_PORT_PREFIX whose nine ports (clients P092-P094, quorum P192-P194, metrics P292-P294) are free on
-     * loopback. 10-32: below the ephemeral range (32768-), away from cluster.sh's 9092-9294.
+     * loopback and reserved (test-support Ports). 10-32: below the ephemeral range (32768-), away from cluster.sh's
+     * 9092-9294.
      */
     private static int freePortPrefix() {
         for (int attempt = 0; attempt < 100; attempt++) {
             int prefix = ThreadLocalRandom.current().nextInt(10, 33);
-            boolean free = true;
+            int[] ports = new int[3 * NODES];
+            int n = 0;
             for (String group : List.of("09", "19", "29")) {
-                for (int i = 1; i <= NODES && free; i++) {
-                    free = isFree(Integer.parseInt(prefix + group + (1 + i)));
+                for (int i = 1; i <= NODES; i++) {
+                    ports[n++] = Integer.parseInt(prefix + group + (1 + i));
                 }
             }
-            if (free) {
+            if (Ports.claim(ports)) {
                 return prefix;
             }
         }
         throw new AssertionError("no free port prefix found for scripts/docker-compose.host.yml");
-    }
-
-    private static boolean isFree(int port) {
-        try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-            s.setReuseAddress(true);
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
     }
 
     /** The repository root: the nearest directory above the module's that holds scripts/tideline. */

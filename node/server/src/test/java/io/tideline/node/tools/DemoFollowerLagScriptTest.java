@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tideline.testsupport.ports.Ports;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -46,7 +47,7 @@ class DemoFollowerLagScriptTest {
     @Test
     void theFollowerFallsPastRetentionFailsAndIsHealedByAReassignmentAndARebuild() throws Exception {
         // The script puts clients at base+90+i, quorum at base+190+i and metrics at base+290+i.
-        int base = LoopbackPorts.freeRanges(NODES, 90, 190, 290);
+        int base = Ports.base(NODES, 90, 190, 290);
         Path output = dir.resolve("demo.out");
         ProcessBuilder pb = new ProcessBuilder("bash", REPO.resolve("scripts/demo-follower-lag.sh").toString())
                 .directory(REPO.toFile()).redirectErrorStream(true).redirectOutput(output.toFile());

@@ -8,12 +8,11 @@ import io.grpc.InsecureServerCredentials;
 import io.grpc.Server;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.protobuf.services.HealthStatusManager;
+import io.tideline.testsupport.ports.Ports;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -80,10 +79,7 @@ class HealthCheckCommandTest {
 
     @Test
     void nothingListeningIsOneLineAndExitOne() throws IOException {
-        int port;
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = s.getLocalPort();
-        }
+        int port = Ports.one(); // reserved for this JVM, which binds nothing there: connects are refused
         long start = System.nanoTime();
         assertEquals(HealthCheckCommand.EXIT_NOT_SERVING, run("--server", "127.0.0.1:" + port, "--timeout-ms", "3000"));
         List<String> lines = errLines();

@@ -14,6 +14,7 @@ import io.tideline.client.TopicDescription;
 import io.tideline.proto.client.ClientServiceGrpc;
 import io.tideline.proto.client.ProducePartition;
 import io.tideline.proto.client.ProduceRequest;
+import io.tideline.testsupport.ports.Ports;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
@@ -61,9 +62,9 @@ class NodeOutOfMemoryExitTest {
 
     @Test
     void aNodeOutOfHeapExitsAtOnceAndTheControllerMovesItsLeaderships() throws Exception {
-        int[] clientPorts = {0, NodeProcess.freePort(), NodeProcess.freePort(), NodeProcess.freePort()};
-        String voters = "1@127.0.0.1:" + NodeProcess.freePort() + ",2@127.0.0.1:" + NodeProcess.freePort()
-                + ",3@127.0.0.1:" + NodeProcess.freePort();
+        int[] ports = Ports.distinct(6);
+        int[] clientPorts = {0, ports[0], ports[1], ports[2]};
+        String voters = "1@127.0.0.1:" + ports[3] + ",2@127.0.0.1:" + ports[4] + ",3@127.0.0.1:" + ports[5];
         NodeProcess[] nodes = new NodeProcess[4];
         for (int id = 1; id <= 3; id++) {
             Path config = writeConfig(id, voters, clientPorts[id], id == VICTIM);

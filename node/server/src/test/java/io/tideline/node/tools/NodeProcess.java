@@ -1,6 +1,6 @@
 package io.tideline.node.tools;
 
-import io.tideline.node.testutil.FreePorts;
+import io.tideline.testsupport.ports.Ports;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -67,13 +67,13 @@ final class NodeProcess implements AutoCloseable {
     record SingleNode(Path config, int clientPort, Path logDir) {
         /** Writes the config, with free loopback ports. */
         static SingleNode write(Path dir) throws IOException {
-            int clientPort = freePort();
+            int clientPort = Ports.one();
             Path logDir = dir.resolve("logs");
             Properties p = new Properties();
             p.putAll(Map.of(
                     "node.id", "1",
                     "process.roles", "broker,controller",
-                    "controller.quorum.voters", "1@127.0.0.1:" + freePort(),
+                    "controller.quorum.voters", "1@127.0.0.1:" + Ports.one(),
                     "listeners", "PLAINTEXT://127.0.0.1:" + clientPort,
                     "log.dirs", logDir.toString(),
                     "metadata.log.dir", dir.resolve("metadata").toString(),
@@ -88,10 +88,6 @@ final class NodeProcess implements AutoCloseable {
             }
             return new SingleNode(file, clientPort, logDir);
         }
-    }
-
-    static int freePort() {
-        return FreePorts.one();
     }
 
     long pid() {

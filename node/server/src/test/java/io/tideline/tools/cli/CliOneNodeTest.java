@@ -11,7 +11,7 @@ import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import io.tideline.node.server.NodeTestCluster;
-import io.tideline.node.testutil.FreePorts;
+import io.tideline.testsupport.ports.Ports;
 import io.tideline.tools.cli.CliRun.Result;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -312,8 +312,8 @@ class CliOneNodeTest {
     @Test
     void refusingBootstrapAddressesAreOneLineNamingEachWithinMoments() throws Exception {
         // No timeout is shortened: the tools' own 15 s would show as a hang past the guard.
-        String a = "127.0.0.1:" + freePort();
-        String b = "127.0.0.1:" + freePort();
+        String a = "127.0.0.1:" + Ports.one();
+        String b = "127.0.0.1:" + Ports.one();
         String expected = "no broker answered (BROKER_NOT_AVAILABLE): could not connect to any of "
                 + "bootstrap.servers: " + a + " (Connection refused), " + b + " (Connection refused)";
 
@@ -335,7 +335,7 @@ class CliOneNodeTest {
 
     @Test
     void aLiveBootstrapAddressAfterRefusingOnesIsUsed() throws Exception {
-        String servers = "127.0.0.1:" + freePort() + ",127.0.0.1:" + freePort() + "," + bootstrap;
+        String servers = "127.0.0.1:" + Ports.one() + ",127.0.0.1:" + Ports.one() + "," + bootstrap;
         createTopic("after-dead", 1);
         Result listed = admin("--bootstrap-server", servers, "topics", "--list");
         assertEquals(0, listed.exitCode(), listed.toString());
@@ -619,9 +619,5 @@ class CliOneNodeTest {
     /** "line-0\nline-1\n...". */
     private static String lines(int n) {
         return IntStream.range(0, n).mapToObj(i -> "line-" + i + "\n").collect(Collectors.joining());
-    }
-
-    private static int freePort() {
-        return FreePorts.one();
     }
 }

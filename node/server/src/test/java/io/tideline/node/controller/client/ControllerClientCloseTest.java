@@ -7,9 +7,8 @@ import io.tideline.common.errors.Errors;
 import io.tideline.common.time.Time;
 import io.tideline.node.testutil.LogCapture;
 import io.tideline.proto.metadata.BrokerHeartbeatResponse;
-import java.io.IOException;
+import io.tideline.testsupport.ports.Ports;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,10 +19,9 @@ import org.junit.jupiter.api.Test;
 
 class ControllerClientCloseTest {
 
-    private static InetSocketAddress deadAddress() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return new InetSocketAddress("127.0.0.1", s.getLocalPort());
-        }
+    /** A reserved port nothing binds: connects are refused. */
+    private static InetSocketAddress deadAddress() {
+        return new InetSocketAddress("127.0.0.1", Ports.one());
     }
 
     /**
