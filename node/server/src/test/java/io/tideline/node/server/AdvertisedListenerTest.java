@@ -3,7 +3,7 @@ package io.tideline.node.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.tideline.node.testutil.FreePorts;
+import io.tideline.testsupport.ports.Ports;
 import io.tideline.proto.client.BrokerMetadata;
 import io.tideline.proto.client.MetadataRequest;
 import io.tideline.proto.metadata.Endpoint;
@@ -19,7 +19,7 @@ class AdvertisedListenerTest {
 
     @Test
     void registersAndAnswersTheAdvertisedPortNotTheBoundOne() throws Exception {
-        int advertised = FreePorts.one();
+        int advertised = Ports.one();
         try (NodeTestCluster cluster = new NodeTestCluster(dir, 1, Map.of())
                 .withNodeOverride(1, "advertised.listeners", "PLAINTEXT://127.0.0.1:" + advertised).startAll()) {
             TidelineNode node = cluster.node(1);
