@@ -3,10 +3,10 @@ package io.tideline.node.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.tideline.testsupport.ports.Ports;
 import io.tideline.proto.client.BrokerMetadata;
 import io.tideline.proto.client.MetadataRequest;
 import io.tideline.proto.metadata.Endpoint;
+import io.tideline.testsupport.ports.Ports;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
