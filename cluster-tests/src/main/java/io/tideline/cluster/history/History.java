@@ -78,8 +78,14 @@ public final class History {
         append(seq -> new ReplicaSample(seq, broker, partition, highWatermark, logStartOffset));
     }
 
+    /** Broker {@code broker} was started again after an orderly stop (controlled shutdown, checkpoints written). */
     public void brokerRestarted(int broker) {
-        append(seq -> new BrokerRestart(seq, broker));
+        append(seq -> new BrokerRestart(seq, broker, false));
+    }
+
+    /** Broker {@code broker} was started again after a crash (kill -9, or the harness's kill). */
+    public void brokerRestartedAfterCrash(int broker) {
+        append(seq -> new BrokerRestart(seq, broker, true));
     }
 
     public void finalRead(TopicPartition partition, long logStartOffset, long highWatermark, List<LogEntry> entries) {

@@ -76,11 +76,15 @@ public sealed interface HistoryEvent {
         }
     }
 
-    /** A broker was restarted; samples on either side of it are still compared (restarts must not regress). */
-    record BrokerRestart(long seq, int broker) implements HistoryEvent {
+    /**
+     * A broker was restarted: after an orderly stop ({@code afterCrash} false, its checkpoints written at the stop)
+     * or after a crash (kill -9: it comes back with its last periodic checkpoints). Samples on either side of it
+     * are still compared; which watermark may come back lower depends on the kind (WatermarkMonotonicityCheck).
+     */
+    record BrokerRestart(long seq, int broker, boolean afterCrash) implements HistoryEvent {
         @Override
         public String describe() {
-            return "#" + seq + " broker " + broker + " restarted";
+            return "#" + seq + " broker " + broker + (afterCrash ? " restarted after a crash" : " restarted");
         }
     }
 

@@ -10,9 +10,13 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The high watermark and the log start offset never move backwards on any replica, restarts included: both are
- * checkpointed, so a restarted broker must come back with at least what it had. The final replica log dumps count
- * as the last sample.
+ * The high watermark and the log start offset never move backwards on any replica, restarts included, with one
+ * exception: across a crash the high watermark may come back lower. It is checkpointed periodically, and a
+ * broker that crashed takes it from its last checkpoint (or its log start offset), never from its log end,
+ * since records past the checkpoint may be a divergent tail (docs/behaviours.md B77, as in Kafka); it rises
+ * again from the leader's answers. After an orderly stop (checkpoints written at the stop) it must not be
+ * lower. The log start offset must never be lower, crash or not: a record below it was deleted, and one seen
+ * again would be a deleted record come back. The final replica log dumps count as the last sample.
  */
 final class WatermarkMonotonicityCheck implements Check {
 
@@ -53,7 +57,8 @@ final class WatermarkMonotonicityCheck implements Check {
         if (last != null) {
             String across = track.restartsSince.isEmpty() ? "" : " across a restart";
             String who = "broker " + replica.broker() + "'s ";
-            if (sample.highWatermark() < last.highWatermark()) {
+            boolean crashedSince = track.restartsSince.stream().anyMatch(BrokerRestart::afterCrash);
+            if (sample.highWatermark() < last.highWatermark() && !crashedSince) {
                 result.violation(Violation.Kind.HIGH_WATERMARK_WENT_BACKWARDS,
                     who + "high watermark of " + replica.partition() + " went from " + last.highWatermark() + " to "
                         + sample.highWatermark() + across, slice(track, sample));

@@ -273,6 +273,26 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void highWatermarkComingBackLowerAfterACrashIsAllowedButTheLogStartOffsetIsNot() {
+        correctRun();
+        history.replicaSample(1, TP, 4, 2);
+        history.brokerRestartedAfterCrash(1);
+        history.replicaSample(1, TP, 2, 1);
+        history.replicaSample(1, TP, 1, 2);
+
+        CheckResult result = check();
+
+        List<Violation> lsoBack = result.violations(Kind.LOG_START_OFFSET_WENT_BACKWARDS);
+        assertEquals(1, lsoBack.size(), result.report());
+        assertEquals("broker 1's log start offset of orders-0 went from 2 to 1 across a restart",
+            lsoBack.get(0).description());
+        // 4 -> 2 across the crash is allowed; 2 -> 1 afterwards, while running, is not.
+        List<Violation> hwBack = result.violations(Kind.HIGH_WATERMARK_WENT_BACKWARDS);
+        assertEquals(1, hwBack.size(), result.report());
+        assertEquals("broker 1's high watermark of orders-0 went from 2 to 1", hwBack.get(0).description());
+    }
+
+    @Test
     void logStartOffsetGoingBackwardsIsCaught() {
         history.replicaSample(2, TP, 5, 3);
         history.replicaSample(2, TP, 6, 1);

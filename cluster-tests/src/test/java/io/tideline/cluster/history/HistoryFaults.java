@@ -126,7 +126,7 @@ enum HistoryFaults {
         void inject(List<HistoryEvent> events, Random random) {
             ReplicaLog log = (ReplicaLog) events.get(pick(events, random,
                 e -> e instanceof ReplicaLog l && l.highWatermark() > 0));
-            events.add(new HistoryEvent.BrokerRestart(events.size(), log.broker()));
+            events.add(new HistoryEvent.BrokerRestart(events.size(), log.broker(), false));
             events.add(new ReplicaSample(events.size(), log.broker(), log.partition(), log.highWatermark() - 1,
                 Math.min(log.logStartOffset(), log.highWatermark() - 1)));
         }

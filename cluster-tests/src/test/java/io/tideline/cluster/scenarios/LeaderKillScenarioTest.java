@@ -106,7 +106,7 @@ class LeaderKillScenarioTest {
         probe.sample(REPLICAS);
 
         cluster.restart(old);
-        history.brokerRestarted(old);
+        history.brokerRestartedAfterCrash(old);
         assertNotStaleLeader(old, epoch, "round " + round + ", restarted");
         Awaitility.await("round " + round + ": restarted " + old + " back in the ISR").atMost(BOUND)
                 .until(() -> isr().contains(old) && isr().size() == 3);

@@ -94,7 +94,7 @@ class NetnsLeaderFailureScenarioTest {
                 .until(() -> probe.underReplicated(next) == 1);
         awaitAcknowledgementsGoOn();
         cluster.startAndAwaitServing(List.of(killed), Duration.ofSeconds(120));
-        history.brokerRestarted(killed);
+        history.brokerRestartedAfterCrash(killed);
         awaitAllInSync(next);
         assertFollows(killed, next);
 

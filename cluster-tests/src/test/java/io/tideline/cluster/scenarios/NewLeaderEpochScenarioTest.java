@@ -120,7 +120,7 @@ class NewLeaderEpochScenarioTest {
 
         // Node 2 restarts behind its cut link: its divergent tail survived the crash.
         cluster.restart(2);
-        history.brokerRestarted(2);
+        history.brokerRestartedAfterCrash(2);
         await("node 2 hosts its log again", () -> cluster.node(2).replicaManager().log(TP).isPresent());
         assertEquals(COMMITTED + DIVERGENT, log(2).logEndOffset());
         assertEquals(List.of(new EpochEntry(0, 0), new EpochEntry(1, COMMITTED)), log(2).leaderEpochEntries());
