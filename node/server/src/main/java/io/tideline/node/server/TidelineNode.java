@@ -427,7 +427,15 @@ public final class TidelineNode implements AutoCloseable {
             logDirFailures.close();
         }
         if (server != null) {
-            server.shutdown();
+            if (crashed) {
+                // A killed process answers nothing more. Waiting for the calls in flight (a long-poll fetch, a
+                // produce waiting for acks=all) kept a "crashed" leader alive for up to 5 s with its fetch
+                // service gone, long enough for it to shrink its ISRs to itself through the controller and
+                // leave its partitions offline behind it.
+                server.shutdownNow();
+            } else {
+                server.shutdown();
+            }
             awaitQuietly(server);
         }
         if (requestHandlers != null) {
