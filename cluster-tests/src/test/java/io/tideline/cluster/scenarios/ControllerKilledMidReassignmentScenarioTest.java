@@ -51,10 +51,15 @@ import org.junit.jupiter.api.io.TempDir;
 class ControllerKilledMidReassignmentScenarioTest {
     private static final String TOPIC = "moving";
     private static final TopicPartition TP = new TopicPartition(TOPIC, 0);
-    /** About 1 MB before the move, so that at the throttle below the copy takes several seconds. */
-    private static final int PRELOAD_RECORDS = 1000;
+    /** About 1.5 MB before the move, so that at the throttle below the copy takes several seconds. */
+    private static final int PRELOAD_RECORDS = 1500;
     private static final int PRELOAD_VALUE_BYTES = 1000;
-    private static final long THROTTLE_BYTES_PER_SECOND = 150_000;
+    private static final long THROTTLE_BYTES_PER_SECOND = 300_000;
+    /**
+     * The load during the throttled copy is paced to at most 200 records (under 40 kB) a second: a throttled
+     * replica only catches up if the throttle outruns the produce rate, which unpaced went up to 150 kB/s.
+     */
+    private static final Duration PACED = Duration.ofMillis(5);
 
     @TempDir
     Path dir;
@@ -86,7 +91,7 @@ class ControllerKilledMidReassignmentScenarioTest {
         admin.alterBrokerConfigs(OptionalInt.of(added),
                 Map.of("follower.replication.throttled.rate", String.valueOf(THROTTLE_BYTES_PER_SECOND)), List.of());
 
-        try (ProduceLoop producer = new ProduceLoop(cluster.bootstrapServers(), TP, history, "v")) {
+        try (ProduceLoop producer = new ProduceLoop(cluster.bootstrapServers(), TP, history, "v", PACED)) {
             awaitAcknowledgedMore(producer, 20);
             startMove();
             Awaitility.await("the added replica copying, part of the way").atMost(Duration.ofSeconds(30))
