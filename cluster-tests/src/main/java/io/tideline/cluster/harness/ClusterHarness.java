@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -358,5 +359,18 @@ public final class ClusterHarness implements AutoCloseable {
             }
         });
         network.close();
+    }
+
+    /**
+     * The active controller: the running node that leads the metadata quorum (the Raft leader) and that every
+     * running node names as its quorum leader; empty while they disagree (an election, or a stale leader that
+     * has not noticed it was deposed), so a test that kills "the controller" kills the one the cluster follows.
+     */
+    public Optional<Integer> activeController() {
+        Optional<Integer> leader = running.values().stream().filter(n -> n.quorum().map(q -> q.isLeader()).orElse(false))
+                .map(TidelineNode::nodeId).findFirst();
+        boolean agreed = leader.isPresent() && running.values().stream()
+                .allMatch(n -> n.quorum().flatMap(q -> q.leaderId()).equals(leader));
+        return agreed ? leader : Optional.empty();
     }
 }

@@ -8,11 +8,13 @@ import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
 import io.tideline.common.errors.TidelineException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * One thread producing unique values to one partition with acks=all, one record at a time, each attempt and
@@ -32,10 +34,20 @@ final class ProduceLoop implements AutoCloseable {
     private volatile boolean stopped;
 
     private final String prefix;
+    private final long pauseNanos;
 
     /** Values are {@code prefix + n + padding}: a prefix per loop keeps them unique across loops. */
     ProduceLoop(String bootstrap, TopicPartition tp, History history, String prefix) {
+        this(bootstrap, tp, history, prefix, Duration.ZERO);
+    }
+
+    /**
+     * As above, pausing {@code pause} after each send: a bound on the produce rate, for a scenario whose
+     * follower must outrun the load (a throttled catch-up only ends if the throttle exceeds the produce rate).
+     */
+    ProduceLoop(String bootstrap, TopicPartition tp, History history, String prefix, Duration pause) {
         this.prefix = prefix;
+        this.pauseNanos = pause.toNanos();
         this.producer = new TidelineProducer(Map.of("bootstrap.servers", bootstrap, "acks", "all", "linger.ms", 0,
                 "delivery.timeout.ms", 10_000, "request.timeout.ms", 5_000));
         this.tp = tp;
@@ -58,6 +70,9 @@ final class ProduceLoop implements AutoCloseable {
                         value.getBytes(StandardCharsets.UTF_8))).get(15, TimeUnit.SECONDS);
                 attempt.ok(written.offset());
                 acknowledged.incrementAndGet();
+                if (pauseNanos > 0) {
+                    LockSupport.parkNanos(pauseNanos);
+                }
             } catch (ExecutionException e) {
                 Errors error = TidelineException.errorOf(e.getCause());
                 if (error == Errors.NOT_ENOUGH_REPLICAS) {
