@@ -2,6 +2,7 @@ package io.tideline.cluster.history;
 
 import io.tideline.cluster.history.HistoryEvent.BrokerRestart;
 import io.tideline.cluster.history.HistoryEvent.ReplicaLog;
+import io.tideline.cluster.history.HistoryEvent.ReplicaRecreated;
 import io.tideline.cluster.history.HistoryEvent.ReplicaSample;
 import io.tideline.common.TopicPartition;
 import java.util.ArrayList;
@@ -12,7 +13,8 @@ import java.util.Map;
 /**
  * The high watermark and the log start offset never move backwards on any replica, restarts included: both are
  * checkpointed, so a restarted broker must come back with at least what it had. The final replica log dumps count
- * as the last sample.
+ * as the last sample. A replica deleted and created again ({@link ReplicaRecreated}) is a new replica: its
+ * samples start a new track.
  */
 final class WatermarkMonotonicityCheck implements Check {
 
@@ -36,6 +38,8 @@ final class WatermarkMonotonicityCheck implements Check {
                         track.restartsSince.add(restart);
                     }
                 });
+            } else if (event instanceof ReplicaRecreated recreated) {
+                tracks.remove(new Replica(recreated.broker(), recreated.partition()));
             } else if (event instanceof ReplicaSample sample) {
                 observe(tracks, new Replica(sample.broker(), sample.partition()),
                     new Sample(sample, sample.highWatermark(), sample.logStartOffset()), result);
