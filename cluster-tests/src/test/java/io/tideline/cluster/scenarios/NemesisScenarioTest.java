@@ -119,7 +119,7 @@ class NemesisScenarioTest {
                     "replica.fetch.out.of.range.policy", "rebuild"));
             assertEquals(Errors.NONE, created.error(), created.toString());
             PartitionProbe probe = new PartitionProbe(cluster, tp, history);
-            Awaitility.await("all replicas in sync").atMost(Duration.ofSeconds(30))
+            Awaitility.await("all replicas in sync").atMost(Duration.ofSeconds(30)).ignoreExceptions()
                     .until(() -> probe.image(1).getIsrCount() == plan.initialReplicas().size()
                             && probe.image(1).getLeader() >= 0);
             try (ProduceLoop producer = new ProduceLoop(cluster.bootstrapServers(), tp, history, "r" + number + "-")) {
@@ -136,6 +136,7 @@ class NemesisScenarioTest {
             PartitionRecord settled = probe.image(probe.leader());
             CheckResult result = probe.finalReadAndCheck(settled.getReplicasList(), HistoryChecker.lenient());
             tally.add(runner.report(seed), result.acknowledged());
+            System.out.print(runner.report(seed));
             var deleted = admin.deleteTopics(List.of(tp.topic())).get(tp.topic());
             assertEquals(Errors.NONE, deleted.error(), deleted.toString());
         } catch (Exception | AssertionError e) {
@@ -156,7 +157,7 @@ class NemesisScenarioTest {
     private void awaitSettled(PartitionProbe probe) {
         awaitAllNodesUnfenced();
         Awaitility.await("no reassignment in progress and the ISR full").atMost(Duration.ofSeconds(90))
-                .pollInterval(Duration.ofMillis(200)).until(() -> {
+                .pollInterval(Duration.ofMillis(200)).ignoreExceptions().until(() -> {
                     int leader = probe.leader();
                     if (leader < 0) {
                         return false;
