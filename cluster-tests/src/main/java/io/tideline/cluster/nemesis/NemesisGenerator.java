@@ -2,6 +2,7 @@ package io.tideline.cluster.nemesis;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
@@ -89,7 +90,7 @@ public final class NemesisGenerator {
     /** {@code replicationFactor} distinct nodes in a random order (the first is the preferred leader). */
     private static List<Integer> replicas(NemesisSpec spec, Random random) {
         List<Integer> shuffled = new ArrayList<>(spec.nodes());
-        java.util.Collections.shuffle(shuffled, random);
+        Collections.shuffle(shuffled, random);
         return List.copyOf(shuffled.subList(0, spec.replicationFactor()));
     }
 

@@ -43,7 +43,10 @@ final class ReplicaSampler {
             if (!cluster.isRunning(broker)) {
                 continue;
             }
-            Optional<Log> current = cluster.node(broker).replicaManager().log(tp);
+            // The LogManager's log, not the replica manager's: a restarted node has reopened its logs when it
+            // starts, before its image makes them replicas again, so the first sample after a restart tells a
+            // reopened replica (same one) from none (a later log is a new one).
+            Optional<Log> current = cluster.node(broker).logManager().getLog(tp);
             boolean reopened = restartedSinceSample.remove(broker);
             if (current.isEmpty()) {
                 if (seen.containsKey(broker)) {
