@@ -112,7 +112,7 @@ class NemesisScenarioTest {
         try {
             awaitAllNodesUnfenced();
             var created = admin.createTopic(tp.topic(), Map.of(0, plan.initialReplicas()), Map.of(
-                    "segment.bytes", "2048",
+                    "segment.bytes", "8192",
                     "retention.ms", "2000",
                     "min.insync.replicas", "2",
                     // A follower that retention left behind rebuilds itself; halt (scenario 1) needs an operator.
