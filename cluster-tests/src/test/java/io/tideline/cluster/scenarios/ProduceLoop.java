@@ -8,6 +8,7 @@ import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
 import io.tideline.common.errors.TidelineException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -32,9 +33,19 @@ final class ProduceLoop implements AutoCloseable {
     private volatile boolean stopped;
 
     private final String prefix;
+    private final Duration pace;
 
     /** Values are {@code prefix + n + padding}: a prefix per loop keeps them unique across loops. */
     ProduceLoop(String bootstrap, TopicPartition tp, History history, String prefix) {
+        this(bootstrap, tp, history, prefix, Duration.ZERO);
+    }
+
+    /**
+     * As above, pausing {@code pace} after each attempt: it caps the rate, so a round on an idle
+     * machine does not write ten times what it writes on a loaded one (and take as much longer to read back).
+     */
+    ProduceLoop(String bootstrap, TopicPartition tp, History history, String prefix, Duration pace) {
+        this.pace = pace;
         this.prefix = prefix;
         this.producer = new TidelineProducer(Map.of("bootstrap.servers", bootstrap, "acks", "all", "linger.ms", 0,
                 "delivery.timeout.ms", 10_000, "request.timeout.ms", 5_000));
@@ -70,6 +81,13 @@ final class ProduceLoop implements AutoCloseable {
             } catch (InterruptedException e) {
                 attempt.unknown();
                 return;
+            }
+            if (!pace.isZero()) {
+                try {
+                    Thread.sleep(pace.toMillis());
+                } catch (InterruptedException e) {
+                    return;
+                }
             }
         }
     }
