@@ -30,6 +30,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.ConcurrentNavigableMap;
@@ -614,7 +615,7 @@ public final class Log implements AutoCloseable {
      * the periodic checkpoint would bring the deleted records back and move the start offset backwards.
      */
     public void setLogStartOffsetListener(LogStartOffsetListener listener) {
-        this.logStartOffsetListener = java.util.Objects.requireNonNull(listener, "listener");
+        this.logStartOffsetListener = Objects.requireNonNull(listener, "listener");
     }
 
     /**
