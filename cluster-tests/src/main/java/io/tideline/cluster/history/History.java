@@ -9,6 +9,7 @@ import io.tideline.cluster.history.HistoryEvent.Outcome;
 import io.tideline.cluster.history.HistoryEvent.ProduceCompleted;
 import io.tideline.cluster.history.HistoryEvent.ProduceInvoked;
 import io.tideline.cluster.history.HistoryEvent.ReplicaLog;
+import io.tideline.cluster.history.HistoryEvent.ReplicaRecreated;
 import io.tideline.cluster.history.HistoryEvent.ReplicaSample;
 import io.tideline.common.TopicPartition;
 import java.util.ArrayList;
@@ -86,6 +87,11 @@ public final class History {
     /** Broker {@code broker} was started again after a crash (kill -9, or the harness's kill). */
     public void brokerRestartedAfterCrash(int broker) {
         append(seq -> new BrokerRestart(seq, broker, true));
+    }
+
+    /** Broker {@code broker}'s replica of {@code partition} was deleted and created again since its last sample. */
+    public void replicaRecreated(int broker, TopicPartition partition) {
+        append(seq -> new ReplicaRecreated(seq, broker, partition));
     }
 
     public void finalRead(TopicPartition partition, long logStartOffset, long highWatermark, List<LogEntry> entries) {

@@ -89,6 +89,17 @@ public sealed interface HistoryEvent {
     }
 
     /**
+     * A broker's replica was deleted and created anew (reassigned away and back): the new replica starts empty, so
+     * its watermarks are compared only with its own samples from here on.
+     */
+    record ReplicaRecreated(long seq, int broker, TopicPartition partition) implements HistoryEvent {
+        @Override
+        public String describe() {
+            return "#" + seq + " broker " + broker + " " + partition + " replica deleted and created again";
+        }
+    }
+
+    /**
      * The final full read of a partition after healing, from the leader: every record from the log start offset
      * up to (excluding) the high watermark.
      */

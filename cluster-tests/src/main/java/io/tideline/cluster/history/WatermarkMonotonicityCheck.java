@@ -2,6 +2,7 @@ package io.tideline.cluster.history;
 
 import io.tideline.cluster.history.HistoryEvent.BrokerRestart;
 import io.tideline.cluster.history.HistoryEvent.ReplicaLog;
+import io.tideline.cluster.history.HistoryEvent.ReplicaRecreated;
 import io.tideline.cluster.history.HistoryEvent.ReplicaSample;
 import io.tideline.common.TopicPartition;
 import java.util.ArrayList;
@@ -17,6 +18,7 @@ import java.util.Map;
  * again from the leader's answers. After an orderly stop (checkpoints written at the stop) it must not be
  * lower. The log start offset must never be lower, crash or not: a record below it was deleted, and one seen
  * again would be a deleted record come back. The final replica log dumps count as the last sample.
+ * A replica deleted and created again ({@link ReplicaRecreated}) is a new replica: its samples start a new track.
  */
 final class WatermarkMonotonicityCheck implements Check {
 
@@ -40,6 +42,8 @@ final class WatermarkMonotonicityCheck implements Check {
                         track.restartsSince.add(restart);
                     }
                 });
+            } else if (event instanceof ReplicaRecreated recreated) {
+                tracks.remove(new Replica(recreated.broker(), recreated.partition()));
             } else if (event instanceof ReplicaSample sample) {
                 observe(tracks, new Replica(sample.broker(), sample.partition()),
                     new Sample(sample, sample.highWatermark(), sample.logStartOffset()), result);

@@ -304,6 +304,31 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void aRecreatedReplicaStartsItsWatermarksOver() {
+        history.replicaSample(4, TP, 6, 3);
+        history.replicaRecreated(4, TP);
+        history.replicaSample(4, TP, 0, 0);
+        history.replicaSample(4, TP, 6, 3);
+
+        assertEquals(List.of(), check().violations(Kind.HIGH_WATERMARK_WENT_BACKWARDS));
+        assertEquals(List.of(), check().violations(Kind.LOG_START_OFFSET_WENT_BACKWARDS));
+    }
+
+    @Test
+    void aRecreatedReplicaGoingBackwardsOnItsOwnIsStillCaught() {
+        history.replicaSample(4, TP, 6, 3);
+        history.replicaRecreated(4, TP);
+        history.replicaSample(4, TP, 5, 2);
+        history.replicaSample(4, TP, 4, 2);
+        history.replicaSample(3, TP, 1, 0);
+
+        List<Violation> violations = check().violations(Kind.HIGH_WATERMARK_WENT_BACKWARDS);
+
+        assertEquals(1, violations.size());
+        assertEquals("broker 4's high watermark of orders-0 went from 5 to 4", violations.get(0).description());
+    }
+
+    @Test
     void assertValidThrowsAReportWithEachViolationAndItsSlice() {
         correctRun();
         history.finalRead(TP, 0, 4, entries("a", "X", "maybe", "c"));

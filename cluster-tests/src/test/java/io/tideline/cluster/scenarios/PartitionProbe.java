@@ -109,13 +109,15 @@ final class PartitionProbe {
             long end = consumer.endOffsets(List.of(tp)).get(tp);
             List<LogEntry> entries = new ArrayList<>();
             Awaitility.await("final read up to the high watermark").atMost(Duration.ofSeconds(30))
-                    .pollDelay(Duration.ZERO).until(() -> {
+                    .pollDelay(Duration.ZERO).untilAsserted(() -> {
                         for (ConsumerRecord r : consumer.poll(Duration.ofMillis(200))) {
                             String value = new String(r.value(), StandardCharsets.UTF_8);
                             history.consumed("final", tp, r.offset(), value);
                             entries.add(new LogEntry(r.offset(), value));
                         }
-                        return consumer.position(tp) >= end;
+                        long position = consumer.position(tp);
+                        assertTrue(position >= end, "read " + entries.size() + " records of [" + start + ", " + end
+                                + "), at " + position);
                     });
             history.finalRead(tp, start, end, entries);
         }

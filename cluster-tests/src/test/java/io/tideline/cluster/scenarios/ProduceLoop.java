@@ -34,7 +34,7 @@ final class ProduceLoop implements AutoCloseable {
     private volatile boolean stopped;
 
     private final String prefix;
-    private final long pauseNanos;
+    private final long paceNanos;
 
     /** Values are {@code prefix + n + padding}: a prefix per loop keeps them unique across loops. */
     ProduceLoop(String bootstrap, TopicPartition tp, History history, String prefix) {
@@ -42,12 +42,14 @@ final class ProduceLoop implements AutoCloseable {
     }
 
     /**
-     * As above, pausing {@code pause} after each send: a bound on the produce rate, for a scenario whose
-     * follower must outrun the load (a throttled catch-up only ends if the throttle exceeds the produce rate).
+     * As above, pausing {@code pace} after each attempt: it caps the produce rate, for a scenario whose follower
+     * must outrun the load (a throttled catch-up only ends if the throttle exceeds the produce rate), and so that
+     * a nemesis round on an idle machine does not write ten times what it writes on a loaded one (and take as
+     * much longer to read back).
      */
-    ProduceLoop(String bootstrap, TopicPartition tp, History history, String prefix, Duration pause) {
+    ProduceLoop(String bootstrap, TopicPartition tp, History history, String prefix, Duration pace) {
         this.prefix = prefix;
-        this.pauseNanos = pause.toNanos();
+        this.paceNanos = pace.toNanos();
         this.producer = new TidelineProducer(Map.of("bootstrap.servers", bootstrap, "acks", "all", "linger.ms", 0,
                 "delivery.timeout.ms", 10_000, "request.timeout.ms", 5_000));
         this.tp = tp;
@@ -70,9 +72,6 @@ final class ProduceLoop implements AutoCloseable {
                         value.getBytes(StandardCharsets.UTF_8))).get(15, TimeUnit.SECONDS);
                 attempt.ok(written.offset());
                 acknowledged.incrementAndGet();
-                if (pauseNanos > 0) {
-                    LockSupport.parkNanos(pauseNanos);
-                }
             } catch (ExecutionException e) {
                 Errors error = TidelineException.errorOf(e.getCause());
                 if (error == Errors.NOT_ENOUGH_REPLICAS) {
@@ -85,6 +84,9 @@ final class ProduceLoop implements AutoCloseable {
             } catch (InterruptedException e) {
                 attempt.unknown();
                 return;
+            }
+            if (paceNanos > 0) {
+                LockSupport.parkNanos(paceNanos);
             }
         }
     }

@@ -30,6 +30,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.ConcurrentNavigableMap;
@@ -91,6 +92,7 @@ public final class Log implements AutoCloseable {
      */
     private final boolean highWatermarkCheckpointed;
     private volatile boolean closed;
+    private volatile LogStartOffsetListener logStartOffsetListener = moved -> { };
     /**
      * Counts truncations (under the lock). A flush scheduled by a roll made durable the offsets below
      * the new segment as they were then; after a truncation those offsets may hold other data (or none),
@@ -590,6 +592,7 @@ public final class Log implements AutoCloseable {
      * after file.delete.delay.ms); a segment that straddles it, or the active one, stays whole.
      */
     public DeleteRecordsResult deleteRecords(long beforeOffset) {
+        DeleteRecordsResult result;
         lock.lock();
         try {
             ensureOpen();
@@ -602,10 +605,29 @@ public final class Log implements AutoCloseable {
                 return DeleteRecordsResult.success(logStartOffset);
             }
             maybeIncrementLogStartOffset(target, "DeleteRecords");
-            return DeleteRecordsResult.success(logStartOffset);
+            result = DeleteRecordsResult.success(logStartOffset);
         } finally {
             lock.unlock();
         }
+        // The answer goes out only once the new start offset is durable (docs/behaviours.md B78).
+        logStartOffsetListener.logStartOffsetMoved(this);
+        return result;
+    }
+
+    /** Told each time the start offset moved forward by DeleteRecords or a follower's adoption of its leader's. */
+    @FunctionalInterface
+    public interface LogStartOffsetListener {
+        /** Called outside the log's lock, before the call that moved the offset returns. */
+        void logStartOffsetMoved(Log log);
+    }
+
+    /**
+     * Who persists a moved start offset (the LogManager writes its log dir's log-start-offset checkpoint). A
+     * start offset moved inside a segment is kept by that checkpoint alone: the segment stays, so a crash before
+     * the periodic checkpoint would bring the deleted records back and move the start offset backwards.
+     */
+    public void setLogStartOffsetListener(LogStartOffsetListener listener) {
+        this.logStartOffsetListener = Objects.requireNonNull(listener, "listener");
     }
 
     /**
@@ -630,10 +652,15 @@ public final class Log implements AutoCloseable {
             // Closed segments now wholly below the start offset go at once (renamed, unlinked after the
             // delay), whoever moved it: DeleteRecords here, or a follower adopting its leader's.
             deleteLogStartOffsetBreachedSegments();
-            return true;
         } finally {
             lock.unlock();
         }
+        // Persisted outside the lock (a file write and an fsync); DeleteRecords, which holds the lock around
+        // this call, persists it itself once it lets go.
+        if (!lock.isHeldByCurrentThread()) {
+            logStartOffsetListener.logStartOffsetMoved(this);
+        }
+        return true;
     }
 
     // ---------------------------------------------------------------- retention

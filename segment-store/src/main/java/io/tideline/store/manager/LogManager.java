@@ -153,6 +153,7 @@ public final class LogManager implements AutoCloseable {
     }
 
     private void addLog(TopicPartition tp, Log opened, LogDirectory dir) {
+        opened.setLogStartOffsetListener(moved -> checkpointLogStartOffsets(dir));
         logs.put(tp, opened);
         logDirOf.put(tp, dir);
         LogMetrics.register(metrics, opened);
@@ -372,6 +373,17 @@ public final class LogManager implements AutoCloseable {
 
     public void checkpointLogStartOffsets() {
         for (LogDirectory dir : onlineDirs()) {
+            writeCheckpoint(dir, dir.logStartOffsets, Log::logStartOffset);
+        }
+    }
+
+    /**
+     * A log's start offset moved by DeleteRecords or a follower's adoption: its dir's checkpoint is written at
+     * once, not at the next log.flush.start.offset.checkpoint.interval.ms, so a crash cannot bring the deleted
+     * records back (docs/behaviours.md B78). A store closed by a crash writes nothing any more.
+     */
+    private void checkpointLogStartOffsets(LogDirectory dir) {
+        if (!closed && onlineDirs().contains(dir)) {
             writeCheckpoint(dir, dir.logStartOffsets, Log::logStartOffset);
         }
     }

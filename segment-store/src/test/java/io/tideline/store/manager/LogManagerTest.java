@@ -414,6 +414,34 @@ class LogManagerTest {
     }
 
     @Test
+    void aStartOffsetMovedByDeleteRecordsInsideASegmentSurvivesACrash() throws IOException {
+        LogManager crashed = start();
+        Log log = crashed.getOrCreateLog(TP, Map.of());
+        append(log, 3);
+        assertEquals(1, log.numberOfSegments(), "offset 4 lies inside the only segment, so no segment is deleted");
+
+        assertEquals(4, crashed.deleteRecords(TP, 4).lowWatermark());
+        crashed.closeWithoutShutdown();
+        running.remove(crashed);
+
+        Log reopened = start().getLog(TP).orElseThrow();
+        assertEquals(4, reopened.logStartOffset(), "the deleted records must not come back after a crash");
+    }
+
+    @Test
+    void aStartOffsetAFollowerAdoptedSurvivesACrash() throws IOException {
+        LogManager crashed = start();
+        Log log = crashed.getOrCreateLog(TP, Map.of());
+        append(log, 2);
+
+        assertTrue(log.maybeIncrementLogStartOffset(5, "follower adopts the leader's log start offset"));
+        crashed.closeWithoutShutdown();
+        running.remove(crashed);
+
+        assertEquals(5, start().getLog(TP).orElseThrow().logStartOffset());
+    }
+
+    @Test
     void crashLeavesNoCleanShutdownMarker() throws IOException {
         LogManager manager = start();
         append(manager.getOrCreateLog(TP, Map.of()), 3);

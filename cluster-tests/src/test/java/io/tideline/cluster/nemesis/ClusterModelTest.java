@@ -1,0 +1,61 @@
+package io.tideline.cluster.nemesis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ClusterModelTest {
+    private final NemesisSpec spec = new NemesisSpec(List.of(1, 2, 3, 4, 5), 3, 0, Duration.ZERO, Duration.ZERO);
+    private final ClusterModel model = spec.newModel();
+
+    @Test
+    void aQuorumOfFiveLosesAtMostTwoNodes() {
+        new Kill(1).update(model);
+        new Stop(4).update(model);
+
+        var refused = assertThrows(IllegalStateException.class, () -> new Kill(2).update(model));
+        assertEquals("taking node 2 down would leave the quorum of 5 without a majority: [1, 4] are down already",
+                refused.getMessage());
+        assertEquals(List.of(2, 3, 5), model.upNodes());
+    }
+
+    @Test
+    void aNodeIsTakenDownOnlyWhenUpAndBroughtBackOnlyWhenDown() {
+        new Kill(3).update(model);
+
+        assertThrows(IllegalStateException.class, () -> new Stop(3).update(model));
+        assertThrows(IllegalStateException.class, () -> new Restart(2, true).update(model));
+        assertThrows(IllegalArgumentException.class, () -> new Kill(9).update(model));
+        assertEquals(new Restart(3, true), model.bringBack(3));
+    }
+
+    @Test
+    void aLinkIsBrokenOnceAndHealedOnce() {
+        new CutLinks(List.of("1->2 replication")).update(model);
+
+        assertThrows(IllegalStateException.class,
+                () -> new DelayLink("1->2 replication", Duration.ofMillis(50)).update(model));
+        assertThrows(IllegalStateException.class, () -> new HealLink("2->1 replication").update(model));
+        assertThrows(IllegalArgumentException.class, () -> new HealLink("1->2 raft").update(model));
+    }
+
+    @Test
+    void healingBringsNodesBackThenHealsLinksByName() {
+        new CutLinks(spec.linksOf(5).subList(0, 2)).update(model);
+        new Kill(2).update(model);
+        new DelayLink("3->4 replication", Duration.ofMillis(50)).update(model);
+
+        assertEquals(List.of(new Restart(2, true), new HealLink("1->5 replication"), new HealLink("3->4 replication"),
+                new HealLink("5->1 replication")), model.healing());
+    }
+
+    @Test
+    void aNodesLinksAreEveryReplicationLinkToAndFromIt() {
+        assertEquals(8, spec.linksOf(5).size());
+        assertEquals(20, spec.links().size());
+        assertEquals(List.of("5->1 replication", "1->5 replication"), spec.linksOf(5).subList(0, 2));
+    }
+}

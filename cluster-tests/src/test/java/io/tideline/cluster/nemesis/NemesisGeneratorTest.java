@@ -1,0 +1,108 @@
+package io.tideline.cluster.nemesis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import org.junit.jupiter.api.Test;
+
+class NemesisGeneratorTest {
+    private static final NemesisSpec SPEC = new NemesisSpec(List.of(1, 2, 3, 4), 3, 12,
+            Duration.ofMillis(100), Duration.ofMillis(900));
+
+    @Property(tries = 300)
+    void theSameSeedGivesTheSamePlan(@ForAll long seed) {
+        NemesisPlan first = NemesisGenerator.plan(seed, SPEC);
+        NemesisPlan again = NemesisGenerator.plan(seed, SPEC);
+
+        assertEquals(first, again);
+        assertEquals(first.toString(), again.toString());
+    }
+
+    @Test
+    void differentSeedsGiveDifferentPlans() {
+        Set<List<Operation>> plans = new HashSet<>();
+        for (long seed = 0; seed < 50; seed++) {
+            plans.add(NemesisGenerator.plan(seed, SPEC).steps());
+        }
+
+        assertEquals(50, plans.size());
+    }
+
+    /** Replayed on a fresh model, a plan never breaks an invariant, and its healing leaves nothing broken. */
+    @Property(tries = 300)
+    void everyPlanKeepsTheQuorumAndHealsEverything(@ForAll long seed) {
+        NemesisPlan plan = NemesisGenerator.plan(seed, SPEC);
+        ClusterModel model = SPEC.newModel();
+        Set<Integer> down = new TreeSet<>();
+        for (Operation step : plan.steps()) {
+            step.update(model);
+            if (step instanceof Kill k) {
+                assertTrue(down.add(k.node()), plan.toString());
+            } else if (step instanceof Stop s) {
+                assertTrue(down.add(s.node()), plan.toString());
+            } else if (step instanceof Restart r) {
+                assertTrue(down.remove(r.node()), plan.toString());
+            }
+            assertTrue(down.size() <= 1, "a majority of 4 voters is 3: " + plan);
+        }
+        for (Operation step : plan.healing()) {
+            step.update(model);
+        }
+
+        assertEquals(List.of(), model.downNodes(), plan.toString());
+        assertEquals(List.of(), model.brokenLinks(), plan.toString());
+        assertEquals(3, new HashSet<>(plan.initialReplicas()).size());
+    }
+
+    @Test
+    void stepsAlternateWithWaitsInTheSpecsRange() {
+        NemesisPlan plan = NemesisGenerator.plan(7, SPEC);
+
+        assertEquals(2 * SPEC.steps(), plan.steps().size());
+        for (int i = 0; i < plan.steps().size(); i++) {
+            Operation step = plan.steps().get(i);
+            assertEquals(i % 2 == 1, step instanceof Wait, plan.toString());
+            if (step instanceof Wait w) {
+                assertTrue(w.duration().compareTo(Duration.ofMillis(100)) >= 0
+                        && w.duration().compareTo(Duration.ofMillis(900)) <= 0, w.toString());
+            }
+        }
+    }
+
+    @Test
+    void twoHundredSeedsUseEveryKindOfStep() {
+        Set<String> kinds = new TreeSet<>();
+        for (long seed = 1; seed <= 200; seed++) {
+            NemesisGenerator.plan(seed, SPEC).steps().forEach(s -> kinds.add(s.kind()));
+        }
+
+        assertEquals(new TreeSet<>(List.of("cut", "delay", "delete-records", "drop-connections", "heal", "kill",
+                "reassign", "restart", "retention-pass", "stop", "wait")), kinds);
+    }
+
+    @Test
+    void aPlanPrintsAsNumberedReadableSteps() {
+        NemesisPlan plan = new NemesisPlan(42, List.of(2, 1, 3), List.of(new Kill(2), new Wait(Duration.ofMillis(300)),
+                new CutLinks(List.of("3->1 replication")), new DeleteRecords(0.5)),
+                List.of(new Restart(2, true), new HealLink("3->1 replication")));
+
+        assertEquals("""
+                seed 42: replicas [2, 1, 3], 4 steps, then 2 to heal
+                  1. kill 2
+                  2. wait 300 ms
+                  3. cut [3->1 replication]
+                  4. delete records below 50% of the high watermark
+                  5. restart 2 (heal)
+                  6. heal 3->1 replication (heal)
+                """, plan.toString());
+        assertNotEquals(plan, NemesisGenerator.plan(42, SPEC));
+    }
+}
