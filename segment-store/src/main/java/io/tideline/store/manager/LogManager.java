@@ -402,15 +402,18 @@ public final class LogManager implements AutoCloseable {
 
     private void writeCheckpoint(LogDirectory dir, io.tideline.store.checkpoint.OffsetCheckpointFile file,
                                  java.util.function.ToLongFunction<Log> value) {
-        Map<TopicPartition, Long> offsets = new HashMap<>();
-        logDirOf.forEach((tp, d) -> {
-            Log l = logs.get(tp);
-            if (d == dir && l != null) {
-                offsets.put(tp, value.applyAsLong(l));
-            }
-        });
         try {
+            // The offsets are read under the dir's lock too: two writers (the periodic one and a DeleteRecords)
+            // that read outside it could write in the reverse order, the older offsets last, and a crash then
+            // would bring back a start offset already moved past (B78).
             synchronized (dir) {
+                Map<TopicPartition, Long> offsets = new HashMap<>();
+                logDirOf.forEach((tp, d) -> {
+                    Log l = logs.get(tp);
+                    if (d == dir && l != null) {
+                        offsets.put(tp, value.applyAsLong(l));
+                    }
+                });
                 file.write(offsets);
             }
         } catch (IOException e) {
