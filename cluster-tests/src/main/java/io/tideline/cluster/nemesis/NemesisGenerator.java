@@ -46,6 +46,10 @@ public final class NemesisGenerator {
                     ? pick(r, c.model().upNodes()).map(Kill::new) : Optional.empty()),
             new Choice("stop a node", 1, (c, r) -> c.model().canTakeDown()
                     ? pick(r, c.model().upNodes()).map(Stop::new) : Optional.empty()),
+            new Choice("pause a node", 1, (c, r) -> c.model().canTakeDown()
+                    ? pick(r, c.model().upNodes()).map(Pause::new) : Optional.empty()),
+            new Choice("partition a node", 1, (c, r) -> c.model().canTakeDown()
+                    ? pick(r, c.model().upNodes()).map(PartitionNode::new) : Optional.empty()),
             new Choice("bring a node back", 3, (c, r) -> pick(r, c.model().downNodes())
                     .map(node -> c.model().bringBack(node))),
             new Choice("delete records", 1, (c, r) -> Optional.of(new DeleteRecords((1 + r.nextInt(10)) / 10.0))),

@@ -21,9 +21,16 @@ public record NemesisSpec(List<Integer> nodes, int replicationFactor, int steps,
         }
     }
 
-    /** The links the nemesis may break: every directed replication link of the harness, by its name. */
+    /**
+     * The links the nemesis may break one by one: every directed replication link and every client link of the
+     * harness, by name. The Raft links are broken only a node's at a time ({@link PartitionNode}), which the
+     * model counts as that node down, so single cuts never take the quorum's majority away.
+     */
     public List<String> links() {
         List<String> links = new ArrayList<>();
+        for (int node : nodes) {
+            links.add(ClusterHarness.clientLink(node));
+        }
         for (int follower : nodes) {
             for (int leader : nodes) {
                 if (follower != leader) {
@@ -34,7 +41,7 @@ public record NemesisSpec(List<Integer> nodes, int replicationFactor, int steps,
         return links;
     }
 
-    /** The links of {@link #links()} with {@code node} at either end. */
+    /** The replication links with {@code node} at either end. */
     public List<String> linksOf(int node) {
         List<String> of = new ArrayList<>();
         for (int other : nodes) {

@@ -2,6 +2,7 @@ package io.tideline.cluster.nemesis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.List;
@@ -55,7 +56,11 @@ class ClusterModelTest {
     @Test
     void aNodesLinksAreEveryReplicationLinkToAndFromIt() {
         assertEquals(8, spec.linksOf(5).size());
-        assertEquals(20, spec.links().size());
+        // 5 client links and 20 directed replication links; no Raft link is cut alone.
+        assertEquals(25, spec.links().size());
+        assertEquals(List.of("client->1", "client->2", "client->3", "client->4", "client->5"),
+                spec.links().subList(0, 5));
+        assertTrue(spec.links().stream().noneMatch(l -> l.endsWith("raft")), spec.links().toString());
         assertEquals(List.of("5->1 replication", "1->5 replication"), spec.linksOf(5).subList(0, 2));
     }
 }

@@ -84,8 +84,9 @@ class NemesisGeneratorTest {
             NemesisGenerator.plan(seed, SPEC).steps().forEach(s -> kinds.add(s.kind()));
         }
 
-        assertEquals(new TreeSet<>(List.of("cut", "delay", "delete-records", "drop-connections", "heal", "kill",
-                "reassign", "restart", "retention-pass", "stop", "wait")), kinds);
+        assertEquals(new TreeSet<>(List.of("cut", "delay", "delete-records", "drop-connections", "heal",
+                "heal-partition", "kill", "partition", "pause", "reassign", "restart", "resume", "retention-pass",
+                "stop", "wait")), kinds);
     }
 
     @Test
