@@ -169,9 +169,12 @@ final class Sender implements Runnable {
             if (code == Errors.NONE) {
                 // The leader appended the batches together: they hold consecutive offsets from the base.
                 long base = answer.getBaseOffset();
+                // Each batch's futures (and so the callbacks on them) complete before the accumulator lets it go:
+                // close() returns once nothing is incomplete, and a caller that reads what its callbacks counted
+                // after close() must find every record counted, as with Kafka's producer.
                 for (ProducerBatch batch : batches) {
-                    accumulator.completed(batch);
                     batch.complete(base);
+                    accumulator.completed(batch);
                     base += batch.recordCount();
                 }
             } else {
@@ -205,11 +208,11 @@ final class Sender implements Runnable {
             accumulator.reenqueue(retry, now + config.retryBackoffMs());
         }
         for (ProducerBatch batch : failed) {
-            accumulator.completed(batch);
             RuntimeException failure = retriable && now - batch.createdMs >= config.deliveryTimeoutMs()
                     ? expiredError(batch, now) : error;
             log.warn("failed to deliver {} record(s) to {}: {}", batch.recordCount(), batch.tp, failure.getMessage());
             batch.fail(failure);
+            accumulator.completed(batch);
         }
     }
 
