@@ -60,6 +60,17 @@ public final class RecordsSlice implements AutoCloseable {
         return sent;
     }
 
+    /**
+     * Zero-copy transfer of up to {@code count} bytes starting {@code position} bytes into the slice, for a
+     * writer that sends the slice in pieces (a non-blocking socket); returns the bytes sent, possibly fewer.
+     */
+    public long transferTo(long position, long count, WritableByteChannel target) throws IOException {
+        if (position < 0 || count < 0 || position + count > size) {
+            throw new IllegalArgumentException("bytes " + position + "+" + count + " are outside a slice of " + size);
+        }
+        return count == 0 ? 0 : file.channel().transferTo(start + position, count, target);
+    }
+
     @Override
     public void close() {
         if (file != null && closed.compareAndSet(false, true)) {
