@@ -42,7 +42,7 @@ public final class ProducerConfig extends AbstractConfig {
                     + "be at least linger.ms + request.timeout.ms.")
             .define(MAX_REQUEST_SIZE, Type.INT, 1_048_576, Range.atLeast(1), Importance.MEDIUM,
                     "The largest Produce request in bytes; a record that cannot fit in one fails with "
-                    + "RECORD_TOO_LARGE without being sent.")
+                    + "MESSAGE_TOO_LARGE without being sent.")
             .define(MAX_BLOCK_MS, Type.LONG, 60_000L, Range.atLeast(0), Importance.MEDIUM,
                     "How long send() may block, in all: waiting for the metadata of a topic it has not seen yet "
                     + "(for example right after the topic was created) and waiting for room in buffer.memory. "

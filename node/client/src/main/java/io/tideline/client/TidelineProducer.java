@@ -73,7 +73,7 @@ public final class TidelineProducer implements AutoCloseable {
      * Queues {@code record} for its partition. Blocks while the topic's metadata is unknown and while
      * buffer.memory is full (records waiting or in flight), together at most max.block.ms, as Kafka's
      * producer does. Bad or undeliverable records never throw here: the future fails, with
-     * UNKNOWN_TOPIC_OR_PARTITION (no such topic or partition after max.block.ms), RECORD_TOO_LARGE (cannot
+     * UNKNOWN_TOPIC_OR_PARTITION (no such topic or partition after max.block.ms), MESSAGE_TOO_LARGE (cannot
      * fit in max.request.size or buffer.memory), REQUEST_TIMED_OUT (the buffer stayed full for
      * max.block.ms), a {@link BootstrapException} (no broker reached yet, and none of bootstrap.servers
      * accepted a connection; without waiting for max.block.ms) or whatever the broker answered.
@@ -90,7 +90,7 @@ public final class TidelineProducer implements AutoCloseable {
         int recordSize = ProducerBatch.estimateRecordSize(record.key(), record.value());
         int size = ProducerBatch.BATCH_OVERHEAD + recordSize;
         if (size > config.maxRequestSize() || recordSize > config.bufferMemory()) {
-            future.completeExceptionally(new TidelineClientException(Errors.RECORD_TOO_LARGE, "The record is about "
+            future.completeExceptionally(new TidelineClientException(Errors.MESSAGE_TOO_LARGE, "The record is about "
                     + size + " bytes serialized, more than " + (size > config.maxRequestSize()
                     ? "max.request.size=" + config.maxRequestSize() : "buffer.memory=" + config.bufferMemory())));
             return future;

@@ -247,7 +247,7 @@ class TidelineProducerTest {
         TidelineProducer producer = producer(Time.SYSTEM, "max.request.size", "1000");
         CompletionException e = assertThrows(CompletionException.class,
                 () -> producer.send(new ProducerRecord("orders", 0, null, new byte[2000])).join());
-        assertEquals(Errors.RECORD_TOO_LARGE, assertInstanceOf(TidelineClientException.class, e.getCause()).error());
+        assertEquals(Errors.MESSAGE_TOO_LARGE, assertInstanceOf(TidelineClientException.class, e.getCause()).error());
         assertTrue(cluster.produceRequests.isEmpty());
     }
 
@@ -395,7 +395,7 @@ class TidelineProducerTest {
         TidelineClientException e = assertInstanceOf(TidelineClientException.class, assertThrows(
                 CompletionException.class, producer.send(new ProducerRecord("orders", 0, null, new byte[2000]))::join)
                 .getCause());
-        assertEquals(Errors.RECORD_TOO_LARGE, e.error());
+        assertEquals(Errors.MESSAGE_TOO_LARGE, e.error());
         assertTrue(e.getMessage().contains("buffer.memory"), e.getMessage());
     }
 

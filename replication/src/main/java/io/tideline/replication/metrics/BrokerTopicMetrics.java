@@ -53,7 +53,7 @@ public final class BrokerTopicMetrics implements AutoCloseable {
 
     /** Kafka's ReplicaManager.appendToLocalLog answers these without marking FailedProduceRequestsPerSec. */
     public static final Set<Errors> EXPECTED_PRODUCE_ERRORS = EnumSet.of(Errors.UNKNOWN_TOPIC_OR_PARTITION,
-            Errors.NOT_LEADER_OR_FOLLOWER, Errors.RECORD_TOO_LARGE, Errors.CORRUPT_MESSAGE, Errors.KAFKA_STORAGE_ERROR);
+            Errors.NOT_LEADER_OR_FOLLOWER, Errors.MESSAGE_TOO_LARGE, Errors.CORRUPT_MESSAGE, Errors.KAFKA_STORAGE_ERROR);
     /** Kafka's ReplicaManager.readFromLog answers these without marking FailedFetchRequestsPerSec. */
     public static final Set<Errors> EXPECTED_FETCH_ERRORS = EnumSet.of(Errors.UNKNOWN_TOPIC_OR_PARTITION,
             Errors.NOT_LEADER_OR_FOLLOWER, Errors.UNKNOWN_LEADER_EPOCH, Errors.FENCED_LEADER_EPOCH,

@@ -97,7 +97,7 @@ public final class LogConfig {
                     + "before the files are unlinked, so that reads already in progress on them can finish.")
             .define(MAX_MESSAGE_BYTES_CONFIG, INT, MAX_MESSAGE_BYTES_DEFAULT, Range.atLeast(0), MEDIUM,
                     "Largest record batch, in bytes after compression, that an append accepts; larger batches "
-                    + "are refused with RECORD_TOO_LARGE. Raising it also requires consumers and followers to "
+                    + "are refused with MESSAGE_TOO_LARGE. Raising it also requires consumers and followers to "
                     + "fetch batches that large.")
             .define(MESSAGE_TIMESTAMP_TYPE_CONFIG, STRING, MESSAGE_TIMESTAMP_TYPE_DEFAULT,
                     ValidString.in(CREATE_TIME, LOG_APPEND_TIME), MEDIUM,

@@ -221,7 +221,7 @@ public final class Log implements AutoCloseable {
     /**
      * Leader append: validates every batch, assigns offsets from the log end, stamps
      * {@code leaderEpoch} and the max timestamp. All or nothing: a bad batch fails the whole call
-     * with CORRUPT_MESSAGE, INVALID_RECORD or RECORD_TOO_LARGE and nothing is written.
+     * with CORRUPT_MESSAGE, INVALID_RECORD or MESSAGE_TOO_LARGE and nothing is written.
      */
     public LogAppendInfo appendAsLeader(MemoryRecords records, int leaderEpoch) {
         lock.lock();

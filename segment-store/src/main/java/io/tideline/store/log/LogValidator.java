@@ -35,11 +35,11 @@ final class LogValidator {
         for (RecordBatch batch : batches) {
             // A request of several batches may span segments; one batch must fit in one.
             if (batch.sizeInBytes() > config.segmentBytes()) {
-                throw new TidelineException(Errors.RECORD_TOO_LARGE, "A batch of " + batch.sizeInBytes()
+                throw new TidelineException(Errors.MESSAGE_TOO_LARGE, "A batch of " + batch.sizeInBytes()
                         + " bytes is larger than segment.bytes (" + config.segmentBytes() + ")");
             }
             if (batch.sizeInBytes() > config.maxMessageBytes()) {
-                throw new TidelineException(Errors.RECORD_TOO_LARGE, "A batch of " + batch.sizeInBytes()
+                throw new TidelineException(Errors.MESSAGE_TOO_LARGE, "A batch of " + batch.sizeInBytes()
                         + " bytes is larger than max.message.bytes (" + config.maxMessageBytes() + ")");
             }
             batch.ensureValid();

@@ -161,8 +161,8 @@ class LogAppendValidationTest {
         Log log = logWithTenRecords(Map.of("max.message.bytes", size));
 
         log.appendAsLeader(sizedBatch(env.now(), 500), 0); // exactly max.message.bytes: accepted
-        assertRefused(Errors.RECORD_TOO_LARGE, log, () -> log.appendAsLeader(sizedBatch(env.now(), 501), 0));
-        assertRefused(Errors.RECORD_TOO_LARGE, log,
+        assertRefused(Errors.MESSAGE_TOO_LARGE, log, () -> log.appendAsLeader(sizedBatch(env.now(), 501), 0));
+        assertRefused(Errors.MESSAGE_TOO_LARGE, log,
                 () -> log.appendAsFollower(tampered(sizedBatch(env.now(), 501), b -> b.putLong(0, 11L))));
         assertEquals(11L, log.logEndOffset());
     }
@@ -172,7 +172,7 @@ class LogAppendValidationTest {
         MemoryRecords big = batch(env.now(), 50);
         Log log = logWithTenRecords(Map.of("segment.bytes", big.sizeInBytes() - 1));
 
-        assertRefused(Errors.RECORD_TOO_LARGE, log, () -> log.appendAsLeader(big, 0));
+        assertRefused(Errors.MESSAGE_TOO_LARGE, log, () -> log.appendAsLeader(big, 0));
     }
 
     @Test
@@ -181,7 +181,7 @@ class LogAppendValidationTest {
         MemoryRecords good = batch(env.now(), 3);
 
         assertRefused(Errors.CORRUPT_MESSAGE, log, () -> log.appendAsLeader(concat(good, corruptCrc(batch(env.now(), 3))), 0));
-        assertRefused(Errors.RECORD_TOO_LARGE, log, () -> log.appendAsLeader(concat(good, sizedBatch(env.now(), 3_000)), 0));
+        assertRefused(Errors.MESSAGE_TOO_LARGE, log, () -> log.appendAsLeader(concat(good, sizedBatch(env.now(), 3_000)), 0));
         assertRefused(Errors.INVALID_RECORD, log, () -> log.appendAsLeader(concat(good,
                 tampered(batch(env.now(), 3), b -> b.put(RecordBatch.MAGIC_OFFSET, (byte) 1))), 0));
         assertRefused(Errors.CORRUPT_MESSAGE, log, () -> log.appendAsFollower(concat(

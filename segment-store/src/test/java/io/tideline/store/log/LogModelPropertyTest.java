@@ -325,7 +325,7 @@ class LogModelPropertyTest {
             if (size > settings.segmentBytes()) {
                 TidelineException e = assertThrows(TidelineException.class, () -> log.appendAsLeader(records, 0),
                         step + ": a batch of " + size + " bytes is larger than segment.bytes");
-                assertEquals(Errors.RECORD_TOO_LARGE, e.error(), step);
+                assertEquals(Errors.MESSAGE_TOO_LARGE, e.error(), step);
                 return bases(before);
             }
             SegmentView active = before.get(before.size() - 1);

@@ -86,7 +86,7 @@ class LogRollTest {
         Log log = env.open(Map.of("segment.bytes", sizeOf(batch(ts, 1))));
         io.tideline.common.errors.TidelineException e = org.junit.jupiter.api.Assertions.assertThrows(
                 io.tideline.common.errors.TidelineException.class, () -> log.appendAsLeader(batch(ts, 3), 0));
-        assertEquals(io.tideline.common.errors.Errors.RECORD_TOO_LARGE, e.error());
+        assertEquals(io.tideline.common.errors.Errors.MESSAGE_TOO_LARGE, e.error());
         assertEquals(0, log.logEndOffset());
     }
 

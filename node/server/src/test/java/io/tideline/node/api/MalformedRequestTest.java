@@ -57,7 +57,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class MalformedRequestTest {
     private static final String TOPIC = "events";
-    /** max.message.bytes=256, for RECORD_TOO_LARGE. */
+    /** max.message.bytes=256, for MESSAGE_TOO_LARGE. */
     private static final String SMALL = "small";
     private static final int MAX_MESSAGE_BYTES = 256;
     private static final int MIB = 1024 * 1024;
@@ -151,7 +151,7 @@ class MalformedRequestTest {
                         part(TOPIC, 0, good().concat(flipped()))), Errors.CORRUPT_MESSAGE),
                 Case.of("produce a batch above max.message.bytes", (c, a) -> produce(c, 1,
                         part(SMALL, 0, bytes(batch(1_000, "x".repeat(2 * MAX_MESSAGE_BYTES))))),
-                        Errors.RECORD_TOO_LARGE),
+                        Errors.MESSAGE_TOO_LARGE),
                 // ------------------------------------------------ Produce: request-level fields fail every partition
                 Case.of("produce with acks=2", (c, a) -> produce(c, 2, part(TOPIC, 0, good()), part(TOPIC, 1, good())),
                         Errors.INVALID_REQUIRED_ACKS, Errors.INVALID_REQUIRED_ACKS),

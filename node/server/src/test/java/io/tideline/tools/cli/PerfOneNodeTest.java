@@ -179,7 +179,7 @@ class PerfOneNodeTest {
         Result r = perf("produce", "--bootstrap-server", bootstrap, "--topic", "too-large", "--num-records", "3",
                 "--record-size", "2000000", "--throughput", "-1");
         assertEquals(1, r.exitCode(), r.toString());
-        assertTrue(r.singleErrorLine().startsWith("perf produce: 3 of 3 records failed; the first: RECORD_TOO_LARGE"),
+        assertTrue(r.singleErrorLine().startsWith("perf produce: 3 of 3 records failed; the first: MESSAGE_TOO_LARGE"),
                 r.err());
         assertTrue(r.outLines().get(0).startsWith("0 records sent, 0.000000 records/sec (0.00 MB/sec), NaN ms avg latency"),
                 r.out());
