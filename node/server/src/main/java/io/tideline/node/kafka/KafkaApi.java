@@ -26,7 +26,8 @@ public interface KafkaApi {
     /**
      * Answers one request. Called on a listener thread: anything that waits (the quorum, a long-poll, a
      * replication acknowledgement) completes the future later instead of blocking. Requests of one
-     * connection are answered in the order they came, whatever order their futures complete in.
+     * connection are answered in the order they came, whatever order their futures complete in. A future
+     * completed with {@code null} sends no response at all (Produce with acks=0, as in Kafka).
      */
     CompletableFuture<? extends ApiMessage> handle(KafkaRequest request);
 }
