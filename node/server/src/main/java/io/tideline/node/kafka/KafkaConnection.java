@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.tideline.node.server.RequestMemoryPool;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -45,7 +44,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
 
     private final KafkaApis apis;
     private final Executor handlers;
-    private final RequestMemoryPool memory;
+    private final KafkaRequestMemory memory;
     private final int maxRequestBytes;
     private final KafkaListenerMetrics metrics;
     private final AtomicLong charged = new AtomicLong();
@@ -59,7 +58,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     /** The peer's address, null for a channel that has none (a test's embedded channel). */
     private InetSocketAddress peerAddress;
 
-    KafkaConnection(KafkaApis apis, Executor handlers, RequestMemoryPool memory, int maxRequestBytes,
+    KafkaConnection(KafkaApis apis, Executor handlers, KafkaRequestMemory memory, int maxRequestBytes,
                     KafkaListenerMetrics metrics) {
         this.apis = apis;
         this.handlers = handlers;

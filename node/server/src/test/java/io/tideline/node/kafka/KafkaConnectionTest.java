@@ -251,10 +251,10 @@ class KafkaConnectionTest {
         complete(0, fetchAnswer(slice));
 
         ByteArrayOutputStream wire = new ByteArrayOutputStream();
-        List<Class<?>> kinds = new ArrayList<>();
+        List<String> kinds = new ArrayList<>();
         Object part;
         while ((part = channel.readOutbound()) != null) {
-            kinds.add(part.getClass());
+            kinds.add(part instanceof ByteBuf ? "buffer" : part.getClass().getSimpleName());
             if (part instanceof ByteBuf b) {
                 byte[] bytes = new byte[b.readableBytes()];
                 b.readBytes(bytes);
@@ -270,7 +270,7 @@ class KafkaConnectionTest {
                 region.release();
             }
         }
-        assertEquals(List.of(kinds.get(0), SliceRegion.class, kinds.get(0)), kinds);
+        assertEquals(List.of("buffer", "SliceRegion", "buffer"), kinds);
         ByteBuffer frame = ByteBuffer.wrap(wire.toByteArray());
         assertEquals(frame.remaining() - 4, frame.getInt());
         FetchResponse parsed = (FetchResponse) AbstractResponse.parseResponse(frame, KafkaWire.headerOf(request, 3));
