@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.timeout.IdleStateEvent;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -300,6 +301,24 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
         pending.release();
         metrics.connectionClosed();
         ctx.fireChannelInactive();
+    }
+
+    /**
+     * {@code connections.max.idle.ms} without a read or a write: between requests the connection is closed
+     * quietly, as Kafka closes idle connections; in the middle of a request it is a peer holding request memory
+     * without sending, closed with a WARN line. A request in progress (the node's to answer) or waiting for
+     * memory (the node's to admit) is never idle.
+     */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+        if (!(event instanceof IdleStateEvent)) {
+            ctx.fireUserEventTriggered(event);
+        } else if (state == State.BODY || (state == State.SIZE && pending.isReadable())) {
+            closeMalformed("sent nothing for connections.max.idle.ms in the middle of a request");
+        } else if (state == State.SIZE) {
+            log.debug("Closing idle Kafka connection from {}", peer);
+            close();
+        }
     }
 
     @Override

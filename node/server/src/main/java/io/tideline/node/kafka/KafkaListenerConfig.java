@@ -3,6 +3,7 @@ package io.tideline.node.kafka;
 import static io.tideline.common.config.ConfigDef.Importance.HIGH;
 import static io.tideline.common.config.ConfigDef.Importance.MEDIUM;
 import static io.tideline.common.config.ConfigDef.Type.INT;
+import static io.tideline.common.config.ConfigDef.Type.LONG;
 import static io.tideline.common.config.ConfigDef.Type.STRING;
 
 import io.tideline.common.config.ConfigDef;
@@ -23,6 +24,7 @@ public final class KafkaListenerConfig {
     public static final String KAFKA_LISTENERS_CONFIG = "kafka.listeners";
     public static final String KAFKA_ADVERTISED_LISTENERS_CONFIG = "kafka.advertised.listeners";
     public static final String NUM_NETWORK_THREADS_CONFIG = "num.network.threads";
+    public static final String CONNECTIONS_MAX_IDLE_MS_CONFIG = "connections.max.idle.ms";
 
     private KafkaListenerConfig() {
     }
@@ -41,6 +43,10 @@ public final class KafkaListenerConfig {
                 .define(NUM_NETWORK_THREADS_CONFIG, INT, 3, Range.atLeast(1), MEDIUM,
                         "Threads that read requests from and write responses to the Kafka listener's connections "
                         + "(Netty event loops); the requests themselves run on the num.io.threads pool. Kafka's key "
-                        + "and default.");
+                        + "and default.")
+                .define(CONNECTIONS_MAX_IDLE_MS_CONFIG, LONG, 600_000L, Range.atLeast(1), MEDIUM,
+                        "A Kafka connection with no request in progress that reads and writes nothing for this long is "
+                        + "closed, and so is a peer that stops in the middle of sending a request (its bytes held "
+                        + "count against queued.max.request.bytes). Kafka's key and default.");
     }
 }

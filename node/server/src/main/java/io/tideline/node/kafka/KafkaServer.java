@@ -11,6 +11,7 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
@@ -21,6 +22,7 @@ import java.util.concurrent.TimeUnit;
  * The Kafka protocol listener: a Netty server (NIO transport) whose connections are {@link KafkaConnection}s.
  * One acceptor thread and {@code networkThreads} event-loop threads (Kafka's {@code num.network.threads}), named
  * {@code <prefix>-acceptor-N} and {@code <prefix>-network-N}; the APIs run on the node's request handler pool.
+ * A connection idle for {@code connections.max.idle.ms} is closed by its {@link KafkaConnection}.
  *
  * <p>Thread-safe: {@link #start} once, then {@link #close} or {@link #closeNow} from any thread.
  */
@@ -38,16 +40,19 @@ public final class KafkaServer implements AutoCloseable {
     private final Executor handlers;
     private final KafkaRequestMemory memory;
     private final int maxRequestBytes;
+    private final long maxIdleMs;
     private Channel serverChannel;
 
     public KafkaServer(String listenerName, InetSocketAddress bindAddress, KafkaApis apis, Executor handlers,
-                       KafkaRequestMemory memory, int maxRequestBytes, int networkThreads, String threadPrefix,
+                       KafkaRequestMemory memory, int maxRequestBytes, long maxIdleMs, int networkThreads,
+                       String threadPrefix,
                        com.codahale.metrics.MetricRegistry registry) {
         this.bindAddress = bindAddress;
         this.apis = apis;
         this.handlers = handlers;
         this.memory = memory;
         this.maxRequestBytes = maxRequestBytes;
+        this.maxIdleMs = maxIdleMs;
         this.metrics = new KafkaListenerMetrics(registry, listenerName);
         this.acceptor = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory(threadPrefix + "-acceptor", true),
                 NioIoHandler.newFactory());
@@ -64,6 +69,7 @@ public final class KafkaServer implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         connections.add(ch);
+                        ch.pipeline().addLast(new IdleStateHandler(0, 0, maxIdleMs, TimeUnit.MILLISECONDS));
                         ch.pipeline().addLast(new KafkaConnection(apis, handlers, memory, maxRequestBytes, metrics));
                     }
                 });

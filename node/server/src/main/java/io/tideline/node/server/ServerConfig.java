@@ -220,6 +220,10 @@ public final class ServerConfig extends AbstractConfig {
         return kafka;
     }
 
+    public long connectionsMaxIdleMs() {
+        return getLong(KafkaListenerConfig.CONNECTIONS_MAX_IDLE_MS_CONFIG);
+    }
+
     public int numNetworkThreads() {
         return getInt(KafkaListenerConfig.NUM_NETWORK_THREADS_CONFIG);
     }

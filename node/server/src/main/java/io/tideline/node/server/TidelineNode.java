@@ -255,8 +255,8 @@ public final class TidelineNode implements AutoCloseable {
                 controllerClient, adminService, brokerConfigs, time, scheduler, metrics);
         kafkaServer = new KafkaServer(listeners.bind().name(),
                 new InetSocketAddress(listeners.bind().bindHost(), listeners.bind().port()), KafkaServices.build(services),
-                requestHandlers, requestMemory, config.socketRequestMaxBytes(), config.numNetworkThreads(),
-                "tideline-" + id + "-kafka", metrics).start();
+                requestHandlers, requestMemory, config.socketRequestMaxBytes(), config.connectionsMaxIdleMs(),
+                config.numNetworkThreads(), "tideline-" + id + "-kafka", metrics).start();
         log.info("Node {} serves Kafka's protocol on {}:{}", id, listeners.bind().bindHost(), kafkaServer.boundPort());
     }
 
