@@ -33,7 +33,7 @@ import java.util.stream.Stream;
 import org.awaitility.Awaitility;
 
 /** Helpers shared by the client API tests: batches, topic creation, leader lookup, log fingerprints. */
-final class ApiTestSupport {
+public final class ApiTestSupport {
     private ApiTestSupport() {
     }
 
@@ -99,7 +99,7 @@ final class ApiTestSupport {
                 .getPartitions(partition);
     }
 
-    static Log log(TidelineNode node, String topic, int partition) {
+    public static Log log(TidelineNode node, String topic, int partition) {
         return node.logManager().getLog(new TopicPartition(topic, partition)).orElseThrow();
     }
 
@@ -108,7 +108,7 @@ final class ApiTestSupport {
      * high watermark and a digest of every segment file's bytes; plus the topic names in the metadata image.
      * Two equal fingerprints mean nothing was written, deleted or moved.
      */
-    static Map<String, String> fingerprint(TidelineNode node) {
+    public static Map<String, String> fingerprint(TidelineNode node) {
         Map<String, String> out = new TreeMap<>();
         out.put("topics", node.image().topics().keySet().toString());
         for (Log log : node.logManager().allLogs()) {
