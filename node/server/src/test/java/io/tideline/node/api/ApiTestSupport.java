@@ -59,7 +59,7 @@ public final class ApiTestSupport {
                 .map(r -> new String(r.value(), java.nio.charset.StandardCharsets.UTF_8)).toList();
     }
 
-    static NewTopic newTopic(String name, int partitions, int replicationFactor, Map<String, String> configs) {
+    public static NewTopic newTopic(String name, int partitions, int replicationFactor, Map<String, String> configs) {
         NewTopic.Builder t = NewTopic.newBuilder().setName(name).setNumPartitions(partitions)
                 .setReplicationFactor(replicationFactor);
         configs.forEach((k, v) -> t.addConfigs(ConfigValue.newBuilder().setKey(k).setValue(v)));
@@ -70,7 +70,7 @@ public final class ApiTestSupport {
      * Creates topics in one request through node {@code via} and waits until every partition has a serving
      * leader and a full ISR.
      */
-    static void createTopics(NodeTestCluster cluster, int via, NewTopic... topics) {
+    public static void createTopics(NodeTestCluster cluster, int via, NewTopic... topics) {
         CreateTopicsResponse created = cluster.admin(via).createTopics(CreateTopicsRequest.newBuilder()
                 .addAllTopics(List.of(topics)).build());
         created.getResultsList().forEach(r -> assertEquals(Errors.NONE.code(), r.getErrorCode(), created.toString()));
