@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * client API's checks ({@link RequestChecks}) and ReplicaManager's consumer fetch with its long poll
  * (min_bytes, max_wait_ms, max_bytes, partition_max_bytes). The records are the stored batches as they are on
  * disk: an open {@link SliceRecords} per partition, which the listener sends with a file transfer and closes.
- * Every path that does not hand a response to the listener closes the slices itself ({@link #release}).
+ * Every path that does not hand a response to the listener closes the slices itself; once handed over, the
+ * listener closes them when sent or when the connection is gone.
  *
  * <ul>
  *   <li>Versions 4-18; 13 and up name topics by id (UNKNOWN_TOPIC_ID when the image has no such topic).</li>
@@ -183,11 +184,8 @@ public final class FetchApi implements KafkaApi {
         return out;
     }
 
-    /**
-     * Closes every {@link SliceRecords} of a Fetch response: for a listener that drops a response without
-     * sending it, and for the paths here that never hand it over.
-     */
-    public static void release(FetchResponseData response) {
+    /** Closes every {@link SliceRecords} of a response that is never handed to the listener. */
+    private static void release(FetchResponseData response) {
         for (FetchableTopicResponse t : response.responses()) {
             for (PartitionData p : t.partitions()) {
                 if (p.records() instanceof SliceRecords slice) {
