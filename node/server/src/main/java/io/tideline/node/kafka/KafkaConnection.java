@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.tideline.node.server.RequestMemoryPool;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -45,7 +44,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
 
     private final KafkaApis apis;
     private final Executor handlers;
-    private final RequestMemoryPool memory;
+    private final KafkaRequestMemory memory;
     private final int maxRequestBytes;
     private final KafkaListenerMetrics metrics;
     private final AtomicLong charged = new AtomicLong();
@@ -56,8 +55,10 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     private byte[] frame;
     private int filled;
     private String peer = "?";
+    /** The peer's address, null for a channel that has none (a test's embedded channel). */
+    private InetSocketAddress peerAddress;
 
-    KafkaConnection(KafkaApis apis, Executor handlers, RequestMemoryPool memory, int maxRequestBytes,
+    KafkaConnection(KafkaApis apis, Executor handlers, KafkaRequestMemory memory, int maxRequestBytes,
                     KafkaListenerMetrics metrics) {
         this.apis = apis;
         this.handlers = handlers;
@@ -71,6 +72,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
         this.ctx = ctx;
         this.pending = ctx.alloc().buffer();
         if (ctx.channel().remoteAddress() instanceof InetSocketAddress a) {
+            peerAddress = a;
             peer = a.getAddress().getHostAddress() + ":" + a.getPort();
         }
         metrics.connectionOpened();
@@ -149,8 +151,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     }
 
     private void onFrame() {
-        RequestDecoder.Decoded decoded = RequestDecoder.decode(ByteBuffer.wrap(frame), apis,
-                (InetSocketAddress) ctx.channel().remoteAddress());
+        RequestDecoder.Decoded decoded = RequestDecoder.decode(ByteBuffer.wrap(frame), apis, peerAddress);
         frame = null;
         if (decoded instanceof RequestDecoder.Malformed m) {
             closeMalformed(m.reason());

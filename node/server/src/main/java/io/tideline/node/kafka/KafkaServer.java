@@ -13,8 +13,6 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
-import io.tideline.node.server.Listener;
-import io.tideline.node.server.RequestMemoryPool;
 import java.net.InetSocketAddress;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -35,22 +33,22 @@ public final class KafkaServer implements AutoCloseable {
     private final EventLoopGroup network;
     private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private final KafkaListenerMetrics metrics;
-    private final Listener listener;
+    private final InetSocketAddress bindAddress;
     private final KafkaApis apis;
     private final Executor handlers;
-    private final RequestMemoryPool memory;
+    private final KafkaRequestMemory memory;
     private final int maxRequestBytes;
     private Channel serverChannel;
 
-    public KafkaServer(Listener listener, KafkaApis apis, Executor handlers, RequestMemoryPool memory,
-                       int maxRequestBytes, int networkThreads, String threadPrefix,
+    public KafkaServer(String listenerName, InetSocketAddress bindAddress, KafkaApis apis, Executor handlers,
+                       KafkaRequestMemory memory, int maxRequestBytes, int networkThreads, String threadPrefix,
                        com.codahale.metrics.MetricRegistry registry) {
-        this.listener = listener;
+        this.bindAddress = bindAddress;
         this.apis = apis;
         this.handlers = handlers;
         this.memory = memory;
         this.maxRequestBytes = maxRequestBytes;
-        this.metrics = new KafkaListenerMetrics(registry, listener.name());
+        this.metrics = new KafkaListenerMetrics(registry, listenerName);
         this.acceptor = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory(threadPrefix + "-acceptor", true),
                 NioIoHandler.newFactory());
         this.network = new MultiThreadIoEventLoopGroup(networkThreads,
@@ -69,12 +67,17 @@ public final class KafkaServer implements AutoCloseable {
                         ch.pipeline().addLast(new KafkaConnection(apis, handlers, memory, maxRequestBytes, metrics));
                     }
                 });
-        serverChannel = b.bind(new InetSocketAddress(listener.bindHost(), listener.port())).sync().channel();
+        serverChannel = b.bind(bindAddress).sync().channel();
         return this;
     }
 
     public int boundPort() {
         return ((InetSocketAddress) serverChannel.localAddress()).getPort();
+    }
+
+    /** What this listener serves; ApiVersions answers exactly these. */
+    public KafkaApis apis() {
+        return apis;
     }
 
     public int connectionCount() {

@@ -17,7 +17,7 @@ import io.tideline.node.config.BrokerConfigResolver;
 import io.tideline.node.config.NodeConfig;
 import io.tideline.node.controller.ControllerSettings;
 import io.tideline.node.controller.client.ControllerClient;
-import io.tideline.node.kafka.KafkaListenerConfig;
+import io.tideline.node.kafka.KafkaApis;
 import io.tideline.node.kafka.KafkaServer;
 import io.tideline.node.kafka.KafkaServices;
 import io.tideline.node.metadata.MetadataImage;
@@ -246,14 +246,17 @@ public final class TidelineNode implements AutoCloseable {
         log.info("Node {} is serving (broker epoch {})", id, lifecycle.brokerEpoch());
     }
 
-    private void startKafkaListener(KafkaListenerConfig.Listeners listeners, AdminApiService adminService,
+    private void startKafkaListener(KafkaListeners listeners, AdminApiService adminService,
                                     BrokerConfigResolver brokerConfigs) throws InterruptedException {
         int id = config.node().nodeId();
         KafkaServices.Node services = new KafkaServices.Node(id, config.node().clusterId(),
-                listeners.advertised().name(), config, this::image, this::quorumLeaderId, replicaManager, logManager,
+                listeners.advertised().name(), config.node(), config.replication(), config.originals(), this::image,
+                this::quorumLeaderId, replicaManager, logManager,
                 controllerClient, adminService, brokerConfigs, time, scheduler, metrics);
-        kafkaServer = new KafkaServer(listeners.bind(), KafkaServices.build(services), requestHandlers, requestMemory,
-                config.socketRequestMaxBytes(), config.numNetworkThreads(), "tideline-" + id + "-kafka", metrics).start();
+        kafkaServer = new KafkaServer(listeners.bind().name(),
+                new InetSocketAddress(listeners.bind().bindHost(), listeners.bind().port()), KafkaServices.build(services),
+                requestHandlers, requestMemory, config.socketRequestMaxBytes(), config.numNetworkThreads(),
+                "tideline-" + id + "-kafka", metrics).start();
         log.info("Node {} serves Kafka's protocol on {}:{}", id, listeners.bind().bindHost(), kafkaServer.boundPort());
     }
 
@@ -370,6 +373,11 @@ public final class TidelineNode implements AutoCloseable {
     /** The Kafka listener's bound port; empty when the node has no Kafka listener. */
     public Optional<Integer> kafkaPort() {
         return Optional.ofNullable(kafkaServer).map(KafkaServer::boundPort);
+    }
+
+    /** The APIs of the Kafka listener; empty when the node has none. */
+    public Optional<KafkaApis> kafkaApis() {
+        return Optional.ofNullable(kafkaServer).map(KafkaServer::apis);
     }
 
     public int nodeId() {
