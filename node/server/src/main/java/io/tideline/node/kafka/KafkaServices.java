@@ -7,6 +7,8 @@ import io.tideline.node.api.AdminApiService;
 import io.tideline.node.config.BrokerConfigResolver;
 import io.tideline.node.config.NodeConfig;
 import io.tideline.node.controller.client.ControllerClient;
+import io.tideline.node.kafka.data.DataApis;
+import io.tideline.node.kafka.data.FetchStats;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.replication.ReplicationConfig;
 import io.tideline.replication.server.ReplicaManager;
@@ -44,6 +46,8 @@ public final class KafkaServices {
         apis.register(new ApiVersionsApi(apis));
         apis.register(new MetadataApi(node.nodeId(), node.clusterId(), node.listenerName(), node.image(),
                 node.quorumLeaderId()));
+        apis.registerAll(DataApis.create(node.nodeId(), node.image(), node.replicaManager(),
+                FetchStats.registeredIn(node.metrics())));
         return apis;
     }
 }
