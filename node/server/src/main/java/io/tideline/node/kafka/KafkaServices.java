@@ -9,6 +9,7 @@ import io.tideline.node.config.NodeConfig;
 import io.tideline.node.controller.client.ControllerClient;
 import io.tideline.node.kafka.data.DataApis;
 import io.tideline.node.kafka.data.FetchStats;
+import io.tideline.node.kafka.admin.DescribeProducersApi;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.replication.ReplicationConfig;
 import io.tideline.replication.server.ReplicaManager;
@@ -48,6 +49,7 @@ public final class KafkaServices {
                 node.quorumLeaderId()));
         apis.registerAll(DataApis.create(node.nodeId(), node.image(), node.replicaManager(),
                 FetchStats.registeredIn(node.metrics())));
+        apis.register(new DescribeProducersApi(node.image(), node.replicaManager()));
         return apis;
     }
 }
