@@ -10,7 +10,9 @@ import io.tideline.node.controller.client.ControllerClient;
 import io.tideline.node.kafka.data.DataApis;
 import io.tideline.node.kafka.data.FetchStats;
 import io.tideline.node.kafka.admin.DescribeProducersApi;
+import io.tideline.node.kafka.data.InitProducerIdApi;
 import io.tideline.node.metadata.MetadataImage;
+import io.tideline.node.producer.ProducerIdInitializer;
 import io.tideline.replication.ReplicationConfig;
 import io.tideline.replication.server.ReplicaManager;
 import io.tideline.store.manager.LogManager;
@@ -38,7 +40,8 @@ public final class KafkaServices {
                        ReplicationConfig replicationConfig, Map<String, ?> originals,
                        Supplier<MetadataImage> image, IntSupplier quorumLeaderId, ReplicaManager replicaManager,
                        LogManager logManager, ControllerClient controllerClient, AdminApiService admin,
-                       BrokerConfigResolver brokerConfigs, Time time, Scheduler scheduler, MetricRegistry metrics) {
+                       BrokerConfigResolver brokerConfigs, Time time, Scheduler scheduler, MetricRegistry metrics,
+                       ProducerIdInitializer producerIds) {
     }
 
     public static KafkaApis build(Node node) {
@@ -50,6 +53,7 @@ public final class KafkaServices {
         apis.registerAll(DataApis.create(node.nodeId(), node.image(), node.replicaManager(),
                 FetchStats.registeredIn(node.metrics())));
         apis.register(new DescribeProducersApi(node.image(), node.replicaManager()));
+        apis.register(new InitProducerIdApi(node.producerIds()));
         return apis;
     }
 }
