@@ -17,6 +17,7 @@ import io.tideline.node.config.BrokerConfigResolver;
 import io.tideline.node.config.NodeConfig;
 import io.tideline.node.controller.ControllerSettings;
 import io.tideline.node.controller.client.ControllerClient;
+import io.tideline.node.kafka.admin.AdminDeps;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.node.quorum.LeaderBalancer;
 import io.tideline.node.quorum.QuorumServer;
@@ -48,6 +49,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -98,6 +100,9 @@ public final class TidelineNode implements AutoCloseable {
     private BrokerMetadataPublisher publisher;
     private MetadataFetcher fetcher;
     private ReplicaManager replicaManager;
+    /** One instance behind both listeners: the Kafka admin APIs translate to its calls. */
+    private AdminApiService adminApi;
+    private BrokerConfigResolver brokerConfigResolver;
     private BrokerLifecycle lifecycle;
     private LogDirFailureHandler logDirFailures;
     private Server server;
@@ -191,6 +196,10 @@ public final class TidelineNode implements AutoCloseable {
             replicaHandler.onDelta(delta, image);
         });
 
+        brokerConfigResolver = brokerConfigs;
+        adminApi = new AdminApiService(id, this::image, replicaManager, controllerClient,
+                config.replication().minInsyncReplicas(), brokerConfigs, logManager, nodeConfig.clusterId(),
+                nodeConfig.voters());
         requestMemory = new RequestMemoryPool(config.queuedMaxRequestBytes());
         SocketServerMetrics.register(metrics, requestMemory);
         JvmMetrics.register(metrics);
@@ -205,9 +214,7 @@ public final class TidelineNode implements AutoCloseable {
                 .intercept(requestMemory)
                 .addService(new ClientApiService(id, nodeConfig.clusterId(), this::image, replicaManager,
                         () -> quorumLeaderId()))
-                .addService(new AdminApiService(id, this::image, replicaManager, controllerClient,
-                        config.replication().minInsyncReplicas(), brokerConfigs, logManager, nodeConfig.clusterId(),
-                        nodeConfig.voters()))
+                .addService(adminApi)
                 .addService(new ReplicaFetchGrpcService(replicaManager))
                 .addService(health.service())
                 .addService(ProtoReflectionServiceV1.newInstance())
@@ -343,6 +350,17 @@ public final class TidelineNode implements AutoCloseable {
 
     public MetricRegistry metrics() {
         return metrics;
+    }
+
+    /**
+     * What the Kafka listener's admin APIs need ({@code KafkaAdminApis.create}), over this node's own admin
+     * service; {@code kafkaEndpoint} picks a broker's Kafka listener endpoint from its registration.
+     */
+    public AdminDeps kafkaAdminDeps(Function<BrokerRegistrationRecord, Optional<Endpoint>> kafkaEndpoint) {
+        NodeConfig nodeConfig = config.node();
+        return new AdminDeps(nodeConfig.nodeId(), nodeConfig.clusterId(), adminApi, this::image, brokerConfigResolver,
+                config.originals(),
+                nodeConfig.numPartitions(), (short) nodeConfig.defaultReplicationFactor(), kafkaEndpoint);
     }
 
     public ReplicaManager replicaManager() {
