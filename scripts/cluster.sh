@@ -21,7 +21,9 @@
 # files, and still running the node it started, are ever signalled.
 #
 # Node i (1-based) serves clients on 127.0.0.1:(9091+i), so the bootstrap address is 127.0.0.1:9092; its
-# metadata quorum (Ratis) port is 9191+i, its metrics endpoint http://127.0.0.1:(9291+i)/metrics. Everything lives under data/cluster of the repository:
+# metadata quorum (Ratis) port is 9191+i, its metrics endpoint http://127.0.0.1:(9291+i)/metrics, and its Kafka
+# protocol listener (Apache Kafka's clients and tools, docs/kafka-protocol.md) 127.0.0.1:(9391+i), so Kafka's
+# bootstrap address is 127.0.0.1:9392. Everything lives under data/cluster of the repository:
 #   node-i/logs, node-i/metadata   the node's log dir and metadata log dir
 #   node-i.properties              its generated config (the keys of `tideline server --config`)
 #   node-i.pid, node-i.log         its process id and its output (the previous run's in node-i.log.prev)
@@ -31,7 +33,7 @@
 #
 # Environment (defaults in brackets):
 #   TIDELINE_CLUSTER_DIR [<repo>/data/cluster]   TIDELINE_CLIENT_PORT_BASE [9091]   TIDELINE_QUORUM_PORT_BASE [9191]
-#   TIDELINE_METRICS_PORT_BASE [9291]
+#   TIDELINE_METRICS_PORT_BASE [9291]   TIDELINE_KAFKA_PORT_BASE [9391]
 #   TIDELINE_START_TIMEOUT_S [120]   TIDELINE_STOP_TIMEOUT_S [60]
 #   JAVA_OPTS: extra JVM options of each node (e.g. -Xmx256m); TIDELINE_CLASSPATH: run from this class path
 #   instead of the built jars (see scripts/tideline).
@@ -44,6 +46,7 @@ DIR="${TIDELINE_CLUSTER_DIR:-$ROOT/data/cluster}"
 CLIENT_PORT_BASE="${TIDELINE_CLIENT_PORT_BASE:-9091}"
 QUORUM_PORT_BASE="${TIDELINE_QUORUM_PORT_BASE:-9191}"
 METRICS_PORT_BASE="${TIDELINE_METRICS_PORT_BASE:-9291}"
+KAFKA_PORT_BASE="${TIDELINE_KAFKA_PORT_BASE:-9391}"
 START_TIMEOUT_S="${TIDELINE_START_TIMEOUT_S:-120}"
 STOP_TIMEOUT_S="${TIDELINE_STOP_TIMEOUT_S:-60}"
 # Below STOP_TIMEOUT_S: the last nodes of a cluster going down have no quorum left to confirm their
@@ -66,6 +69,7 @@ usage() {
 client_port() { echo $((CLIENT_PORT_BASE + $1)); }
 quorum_port() { echo $((QUORUM_PORT_BASE + $1)); }
 metrics_port() { echo $((METRICS_PORT_BASE + $1)); }
+kafka_port() { echo $((KAFKA_PORT_BASE + $1)); }
 
 # Node ids of the cluster in $DIR (from its generated configs), ascending.
 node_ids() {
@@ -160,6 +164,8 @@ process.roles=broker,controller
 controller.quorum.voters=$voters
 listeners=PLAINTEXT://127.0.0.1:$(client_port "$i")
 advertised.listeners=PLAINTEXT://127.0.0.1:$(client_port "$i")
+# Kafka's binary protocol, for Apache Kafka's own clients and tools.
+kafka.listeners=PLAINTEXT://127.0.0.1:$(kafka_port "$i")
 log.dirs=$DIR/node-$i/logs
 metadata.log.dir=$DIR/node-$i/metadata
 controlled.shutdown.timeout.ms=$CONTROLLED_SHUTDOWN_TIMEOUT_MS
@@ -187,7 +193,7 @@ start_node() {
     # a caller reading our output is not held open by the nodes.
     nohup "$ROOT/scripts/tideline" server --config "$DIR/node-$i.properties" < /dev/null > "$log" 2>&1 &
     echo $! > "$DIR/node-$i.pid"
-    echo "node $i: started (pid $!, clients 127.0.0.1:$(client_port "$i"), quorum 127.0.0.1:$(quorum_port "$i"), metrics http://127.0.0.1:$(metrics_port "$i")/metrics, log $log)"
+    echo "node $i: started (pid $!, clients 127.0.0.1:$(client_port "$i"), quorum 127.0.0.1:$(quorum_port "$i"), metrics http://127.0.0.1:$(metrics_port "$i")/metrics, kafka 127.0.0.1:$(kafka_port "$i"), log $log)"
 }
 
 # "is serving" is logged only once the controller has unfenced the broker, so it proves the node takes
@@ -471,6 +477,12 @@ cmd_status() {
     local bootstrap
     bootstrap="$(prop "${serving[0]}" listeners | sed 's#^.*://##')"
     echo "bootstrap server: $bootstrap"
+    # Kafka clients' bootstrap.servers; absent from a cluster generated before the Kafka listener existed.
+    local kafka
+    kafka="$(prop "${serving[0]}" kafka.listeners | sed 's#^.*://##')"
+    if [[ -n "$kafka" ]]; then
+        echo "kafka bootstrap server: $kafka"
+    fi
     # The admin CLI reports these from the cluster's metadata once it exists.
     if has_admin_cli; then
         cluster_view "$bootstrap"

@@ -17,7 +17,9 @@ import io.tideline.node.config.BrokerConfigResolver;
 import io.tideline.node.config.NodeConfig;
 import io.tideline.node.controller.ControllerSettings;
 import io.tideline.node.controller.client.ControllerClient;
-import io.tideline.node.kafka.admin.AdminDeps;
+import io.tideline.node.kafka.KafkaListenerConfig;
+import io.tideline.node.kafka.KafkaServer;
+import io.tideline.node.kafka.KafkaServices;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.node.quorum.LeaderBalancer;
 import io.tideline.node.quorum.QuorumServer;
@@ -40,6 +42,8 @@ import io.tideline.node.metrics.MetricsHttpServer;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -49,7 +53,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -100,12 +103,10 @@ public final class TidelineNode implements AutoCloseable {
     private BrokerMetadataPublisher publisher;
     private MetadataFetcher fetcher;
     private ReplicaManager replicaManager;
-    /** One instance behind both listeners: the Kafka admin APIs translate to its calls. */
-    private AdminApiService adminApi;
-    private BrokerConfigResolver brokerConfigResolver;
     private BrokerLifecycle lifecycle;
     private LogDirFailureHandler logDirFailures;
     private Server server;
+    private KafkaServer kafkaServer;
     private ExecutorService requestHandlers;
     private RequestMemoryPool requestMemory;
     private JmxExport jmx;
@@ -196,16 +197,15 @@ public final class TidelineNode implements AutoCloseable {
             replicaHandler.onDelta(delta, image);
         });
 
-        brokerConfigResolver = brokerConfigs;
-        adminApi = new AdminApiService(id, this::image, replicaManager, controllerClient,
-                config.replication().minInsyncReplicas(), brokerConfigs, logManager, nodeConfig.clusterId(),
-                nodeConfig.voters());
         requestMemory = new RequestMemoryPool(config.queuedMaxRequestBytes());
         SocketServerMetrics.register(metrics, requestMemory);
         JvmMetrics.register(metrics);
         AtomicInteger handlerCount = new AtomicInteger();
         requestHandlers = Executors.newFixedThreadPool(config.numIoThreads(),
                 r -> daemon(r, "tideline-" + id + "-request-handler-" + handlerCount.incrementAndGet()));
+        AdminApiService adminService = new AdminApiService(id, this::image, replicaManager, controllerClient,
+                config.replication().minInsyncReplicas(), brokerConfigs, logManager, nodeConfig.clusterId(),
+                nodeConfig.voters());
         server = NettyServerBuilder.forAddress(new InetSocketAddress(config.listener().bindHost(), config.listener().port()))
                 .executor(requestHandlers)
                 .maxInboundMessageSize(config.socketRequestMaxBytes())
@@ -214,7 +214,7 @@ public final class TidelineNode implements AutoCloseable {
                 .intercept(requestMemory)
                 .addService(new ClientApiService(id, nodeConfig.clusterId(), this::image, replicaManager,
                         () -> quorumLeaderId()))
-                .addService(adminApi)
+                .addService(adminService)
                 .addService(new ReplicaFetchGrpcService(replicaManager))
                 .addService(health.service())
                 .addService(ProtoReflectionServiceV1.newInstance())
@@ -225,6 +225,9 @@ public final class TidelineNode implements AutoCloseable {
                 .map(a -> a instanceof InetSocketAddress isa ? isa.getAddress().getHostAddress() + ":" + isa.getPort()
                         : String.valueOf(a))
                 .collect(Collectors.joining(", ")));
+        if (config.kafkaListener().isPresent()) {
+            startKafkaListener(config.kafkaListener().get(), adminService, brokerConfigs);
+        }
         jmx = JmxExport.start(metrics, ManagementFactory.getPlatformMBeanServer());
         if (MetricsHttpConfig.enabled(config.metricsHttpPort())) {
             metricsServer = MetricsHttpServer.start(config.metricsHttpHost(), config.metricsHttpPort(), metrics,
@@ -232,9 +235,7 @@ public final class TidelineNode implements AutoCloseable {
             log.info("Node {} serves metrics on http://{}:{}/metrics", id, config.metricsHttpHost(), metricsServer.port());
         }
 
-        lifecycle.register(Endpoint.newBuilder().setName(config.advertisedListener().name())
-                .setHost(config.advertisedListener().host()).setPort(advertisedPort()).build(),
-                nodeConfig.brokerRack(), metricsUrl(), STARTUP_TIMEOUT_MS);
+        lifecycle.register(endpoints(), nodeConfig.brokerRack(), metricsUrl(), STARTUP_TIMEOUT_MS);
         followMetadata(nodeConfig);
         if (!lifecycle.awaitUnfenced(STARTUP_TIMEOUT_MS)) {
             throw new IllegalStateException("Node " + id + " was not unfenced within " + STARTUP_TIMEOUT_MS
@@ -243,6 +244,32 @@ public final class TidelineNode implements AutoCloseable {
         health.refresh();
         scheduler.schedule("health-status", health::refresh, HEALTH_REFRESH_MS, HEALTH_REFRESH_MS);
         log.info("Node {} is serving (broker epoch {})", id, lifecycle.brokerEpoch());
+    }
+
+    private void startKafkaListener(KafkaListenerConfig.Listeners listeners, AdminApiService adminService,
+                                    BrokerConfigResolver brokerConfigs) throws InterruptedException {
+        int id = config.node().nodeId();
+        KafkaServices.Node services = new KafkaServices.Node(id, config.node().clusterId(),
+                listeners.advertised().name(), config, this::image, this::quorumLeaderId, replicaManager, logManager,
+                controllerClient, adminService, brokerConfigs, time, scheduler, metrics);
+        kafkaServer = new KafkaServer(listeners.bind(), KafkaServices.build(services), requestHandlers, requestMemory,
+                config.socketRequestMaxBytes(), config.numNetworkThreads(), "tideline-" + id + "-kafka", metrics).start();
+        log.info("Node {} serves Kafka's protocol on {}:{}", id, listeners.bind().bindHost(), kafkaServer.boundPort());
+    }
+
+    /**
+     * What the registration advertises: the gRPC listener first (replication and the Tideline clients read the
+     * first endpoint), then the Kafka listener's when there is one, which Kafka Metadata answers give clients.
+     */
+    private List<Endpoint> endpoints() {
+        List<Endpoint> endpoints = new ArrayList<>();
+        endpoints.add(Endpoint.newBuilder().setName(config.advertisedListener().name())
+                .setHost(config.advertisedListener().host()).setPort(advertisedPort()).build());
+        config.kafkaListener().ifPresent(k -> endpoints.add(Endpoint.newBuilder().setName(k.advertised().name())
+                .setHost(k.advertised().host())
+                .setPort(k.advertised().equals(k.bind()) || k.advertised().port() == 0 ? kafkaServer.boundPort()
+                        : k.advertised().port()).build()));
+        return endpoints;
     }
 
     /**
@@ -340,6 +367,11 @@ public final class TidelineNode implements AutoCloseable {
         return ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
     }
 
+    /** The Kafka listener's bound port; empty when the node has no Kafka listener. */
+    public Optional<Integer> kafkaPort() {
+        return Optional.ofNullable(kafkaServer).map(KafkaServer::boundPort);
+    }
+
     public int nodeId() {
         return config.node().nodeId();
     }
@@ -350,17 +382,6 @@ public final class TidelineNode implements AutoCloseable {
 
     public MetricRegistry metrics() {
         return metrics;
-    }
-
-    /**
-     * What the Kafka listener's admin APIs need ({@code KafkaAdminApis.create}), over this node's own admin
-     * service; {@code kafkaEndpoint} picks a broker's Kafka listener endpoint from its registration.
-     */
-    public AdminDeps kafkaAdminDeps(Function<BrokerRegistrationRecord, Optional<Endpoint>> kafkaEndpoint) {
-        NodeConfig nodeConfig = config.node();
-        return new AdminDeps(nodeConfig.nodeId(), nodeConfig.clusterId(), adminApi, this::image, brokerConfigResolver,
-                config.originals(),
-                nodeConfig.numPartitions(), (short) nodeConfig.defaultReplicationFactor(), kafkaEndpoint);
     }
 
     public ReplicaManager replicaManager() {
@@ -453,6 +474,10 @@ public final class TidelineNode implements AutoCloseable {
         }
         if (logDirFailures != null) {
             logDirFailures.close();
+        }
+        if (kafkaServer != null) {
+            // Cut at once on both paths, as gRPC's shutdownNow for a crash: Kafka clients retry on another broker.
+            kafkaServer.close();
         }
         if (server != null && crashed) {
             // A killed process answers nothing more and acts no more: no draining of calls in flight, during

@@ -34,9 +34,4 @@ public record AdminDeps(int brokerId, String clusterId, AdminApiService admin, S
         staticProps = Map.copyOf(staticProps);
         Objects.requireNonNull(kafkaEndpoint, "kafkaEndpoint");
     }
-
-    /** The endpoint registered under {@code listenerName}, the way a broker names its Kafka listener. */
-    public static Function<BrokerRegistrationRecord, Optional<Endpoint>> endpointNamed(String listenerName) {
-        return r -> r.getEndpointsList().stream().filter(e -> e.getName().equals(listenerName)).findFirst();
-    }
 }

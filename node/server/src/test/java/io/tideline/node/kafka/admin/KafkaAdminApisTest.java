@@ -15,7 +15,10 @@ import io.tideline.node.kafka.KafkaApi;
 import io.tideline.node.kafka.KafkaApis;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.node.metadata.TopicImage;
+import io.tideline.node.api.AdminApiService;
+import io.tideline.node.config.BrokerConfigResolver;
 import io.tideline.node.server.NodeTestCluster;
+import io.tideline.node.server.ServerConfig;
 import io.tideline.node.server.TidelineNode;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -449,7 +452,7 @@ class KafkaAdminApisTest {
         assertEquals(3, answer.brokers().size());
         for (int id = 1; id <= 3; id++) {
             DescribeClusterResponseData.DescribeClusterBroker b = answer.brokers().find(id);
-            assertEquals(cluster.clientPort(id), b.port());
+            assertEquals(cluster.kafkaPort(id), b.port());
             assertEquals("127.0.0.1", b.host());
             assertNull(b.rack());
             assertFalse(b.isFenced());
@@ -515,10 +518,20 @@ class KafkaAdminApisTest {
 
     // ------------------------------------------------------------------ helpers
 
+    /**
+     * The admin APIs over an AdminApiService of their own built from node {@code node}'s parts, as the node
+     * builds its own; a broker's Kafka endpoint is its second one, as the listener registers it.
+     */
     private Map<ApiKeys, KafkaApi> apis(int node) {
-        // Before the Kafka listener registers endpoints of its own, the brokers' one endpoint stands in for it.
-        AdminDeps deps = cluster.node(node).kafkaAdminDeps(r -> r.getEndpointsCount() == 0 ? Optional.empty()
-                : Optional.of(r.getEndpoints(0)));
+        TidelineNode n = cluster.node(node);
+        ServerConfig config = n.config();
+        BrokerConfigResolver resolver = new BrokerConfigResolver(config.originals());
+        AdminApiService service = new AdminApiService(node, n::image, n.replicaManager(), n.controllerClient(),
+                config.replication().minInsyncReplicas(), resolver, n.logManager(), config.node().clusterId(),
+                config.node().voters());
+        AdminDeps deps = new AdminDeps(node, config.node().clusterId(), service, n::image, resolver, config.originals(),
+                config.node().numPartitions(), (short) config.node().defaultReplicationFactor(),
+                r -> r.getEndpointsCount() < 2 ? Optional.empty() : Optional.of(r.getEndpoints(1)));
         Map<ApiKeys, KafkaApi> out = new HashMap<>();
         KafkaAdminApis.create(deps).forEach(a -> out.put(a.key(), a));
         return out;
