@@ -405,7 +405,7 @@ class KafkaAdminApisTest {
         AlterPartitionReassignmentsRequestData grow = reassign("kc-move", 0, List.of(2, 3)).setAllowReplicationFactorChange(false);
         AlterPartitionReassignmentsResponseData refused = call(1, ApiKeys.ALTER_PARTITION_REASSIGNMENTS, (short) 1, grow);
         assertEquals(Errors.INVALID_REPLICATION_FACTOR.code(), refused.responses().get(0).partitions().get(0).errorCode());
-        assertEquals(List.of(2), cluster.node(1).image().topic("kc-move").orElseThrow().partition(0).getReplicasList());
+        assertEquals(List.of(2), cluster.node(3).image().topic("kc-move").orElseThrow().partition(0).getReplicasList());
     }
 
     private static AlterPartitionReassignmentsRequestData reassign(String topic, int partition, List<Integer> replicas) {
