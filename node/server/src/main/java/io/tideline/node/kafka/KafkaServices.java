@@ -6,8 +6,6 @@ import io.tideline.common.time.Time;
 import io.tideline.node.api.AdminApiService;
 import io.tideline.node.config.BrokerConfigResolver;
 import io.tideline.node.controller.client.ControllerClient;
-import io.tideline.node.kafka.admin.AdminDeps;
-import io.tideline.node.kafka.admin.KafkaAdminApis;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.node.server.ServerConfig;
 import io.tideline.replication.server.ReplicaManager;
@@ -42,10 +40,6 @@ public final class KafkaServices {
         apis.register(new ApiVersionsApi(apis));
         apis.register(new MetadataApi(node.nodeId(), node.clusterId(), node.listenerName(), node.image(),
                 node.quorumLeaderId()));
-        apis.registerAll(KafkaAdminApis.create(new AdminDeps(node.nodeId(), node.clusterId(), node.admin(), node.image(),
-                node.brokerConfigs(), node.config().originals(), node.config().node().numPartitions(),
-                (short) node.config().node().defaultReplicationFactor(),
-                broker -> KafkaMetadataResponses.kafkaEndpoint(broker, node.listenerName()))));
         return apis;
     }
 }

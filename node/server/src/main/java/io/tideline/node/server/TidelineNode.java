@@ -17,9 +17,11 @@ import io.tideline.node.config.BrokerConfigResolver;
 import io.tideline.node.config.NodeConfig;
 import io.tideline.node.controller.ControllerSettings;
 import io.tideline.node.controller.client.ControllerClient;
+import io.tideline.node.kafka.KafkaApis;
 import io.tideline.node.kafka.KafkaListenerConfig;
 import io.tideline.node.kafka.KafkaServer;
 import io.tideline.node.kafka.KafkaServices;
+import io.tideline.node.kafka.admin.KafkaAdminApis;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.node.quorum.LeaderBalancer;
 import io.tideline.node.quorum.QuorumServer;
@@ -252,7 +254,8 @@ public final class TidelineNode implements AutoCloseable {
         KafkaServices.Node services = new KafkaServices.Node(id, config.node().clusterId(),
                 listeners.advertised().name(), config, this::image, this::quorumLeaderId, replicaManager, logManager,
                 controllerClient, adminService, brokerConfigs, time, scheduler, metrics);
-        kafkaServer = new KafkaServer(listeners.bind(), KafkaServices.build(services), requestHandlers, requestMemory,
+        KafkaApis apis = KafkaServices.build(services).registerAll(KafkaAdminApis.create(services));
+        kafkaServer = new KafkaServer(listeners.bind(), apis, requestHandlers, requestMemory,
                 config.socketRequestMaxBytes(), config.numNetworkThreads(), "tideline-" + id + "-kafka", metrics).start();
         log.info("Node {} serves Kafka's protocol on {}:{}", id, listeners.bind().bindHost(), kafkaServer.boundPort());
     }
