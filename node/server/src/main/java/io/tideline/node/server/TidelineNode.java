@@ -375,6 +375,11 @@ public final class TidelineNode implements AutoCloseable {
         return Optional.ofNullable(kafkaServer).map(KafkaServer::boundPort);
     }
 
+    /** The APIs of the Kafka listener; empty when the node has none. */
+    public Optional<KafkaApis> kafkaApis() {
+        return Optional.ofNullable(kafkaServer).map(KafkaServer::apis);
+    }
+
     public int nodeId() {
         return config.node().nodeId();
     }
