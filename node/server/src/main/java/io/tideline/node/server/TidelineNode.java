@@ -19,8 +19,10 @@ import io.tideline.node.controller.ControllerSettings;
 import io.tideline.node.controller.client.ControllerClient;
 import io.tideline.node.kafka.KafkaApis;
 import io.tideline.node.kafka.KafkaListenerConfig;
+import io.tideline.node.kafka.KafkaMetadataResponses;
 import io.tideline.node.kafka.KafkaServer;
 import io.tideline.node.kafka.KafkaServices;
+import io.tideline.node.kafka.admin.AdminDeps;
 import io.tideline.node.kafka.admin.KafkaAdminApis;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.node.quorum.LeaderBalancer;
@@ -254,7 +256,10 @@ public final class TidelineNode implements AutoCloseable {
         KafkaServices.Node services = new KafkaServices.Node(id, config.node().clusterId(),
                 listeners.advertised().name(), config, this::image, this::quorumLeaderId, replicaManager, logManager,
                 controllerClient, adminService, brokerConfigs, time, scheduler, metrics);
-        KafkaApis apis = KafkaServices.build(services).registerAll(KafkaAdminApis.create(services));
+        KafkaApis apis = KafkaServices.build(services).registerAll(KafkaAdminApis.create(new AdminDeps(id,
+                config.node().clusterId(), adminService, this::image, brokerConfigs, config.originals(),
+                config.node().numPartitions(), (short) config.node().defaultReplicationFactor(),
+                broker -> KafkaMetadataResponses.kafkaEndpoint(broker, listeners.advertised().name()))));
         kafkaServer = new KafkaServer(listeners.bind(), apis, requestHandlers, requestMemory,
                 config.socketRequestMaxBytes(), config.numNetworkThreads(), "tideline-" + id + "-kafka", metrics).start();
         log.info("Node {} serves Kafka's protocol on {}:{}", id, listeners.bind().bindHost(), kafkaServer.boundPort());
