@@ -34,10 +34,18 @@ import org.apache.kafka.common.protocol.Errors;
  * directly. APPEND and SUBTRACT apply to the list-valued topic keys (the *.replication.throttled.replicas
  * lists): the new list is computed from this broker's image and sent as a SET, so two concurrent appends
  * to one key may lose one (docs/kafka-protocol.md); on any other key they are INVALID_CONFIG, as in Kafka.
- * validate_only is refused with INVALID_REQUEST: the controller has no dry run for config changes.
+ * validate_only is refused with INVALID_REQUEST: the controller has no dry run for config changes. A DELETE of
+ * {@link #NO_SUCH_BROKER_KEYS} on a broker is dropped.
  */
 final class IncrementalAlterConfigsApi implements KafkaApi {
     private static final Set<String> TOPIC_LIST_KEYS = listKeys();
+    /**
+     * Kafka's dynamic broker keys with no Tideline counterpart, whose DELETE is dropped as the no-op it is:
+     * kafka-reassign-partitions --verify deletes the log-dir move throttle on every broker along with the two
+     * replication throttles, and there are no moves between the dirs of one broker to throttle. A SET of one
+     * still goes to the controller, which refuses it (INVALID_CONFIG).
+     */
+    static final Set<String> NO_SUCH_BROKER_KEYS = Set.of("replica.alter.log.dirs.io.max.bytes.per.second");
 
     private final AdminDeps deps;
 
@@ -140,7 +148,11 @@ final class IncrementalAlterConfigsApi implements KafkaApi {
             }
             switch (op) {
                 case SET -> set.put(c.name(), c.value());
-                case DELETE -> delete.add(c.name());
+                case DELETE -> {
+                    if (topic || !NO_SUCH_BROKER_KEYS.contains(c.name())) {
+                        delete.add(c.name());
+                    }
+                }
                 case APPEND, SUBTRACT -> {
                     if (!topic || !TOPIC_LIST_KEYS.contains(c.name())) {
                         return done(resource, Errors.INVALID_CONFIG, "config value " + op.name().toLowerCase()

@@ -22,6 +22,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
@@ -176,16 +177,22 @@ class KafkaAdminClientTest {
         assertEquals("1048576", rate.value());
         assertEquals(ConfigEntry.ConfigSource.DYNAMIC_BROKER_CONFIG, rate.source());
 
-        // What kafka-reassign-partitions does when a move is done: the throttles go.
+        // What kafka-reassign-partitions --verify does when a move is done: the throttles go.
         admin.incrementalAlterConfigs(Map.of(
                 topic, List.of(new AlterConfigOp(new ConfigEntry("leader.replication.throttled.replicas", ""),
                         AlterConfigOp.OpType.DELETE), new AlterConfigOp(new ConfigEntry("retention.ms", ""),
                         AlterConfigOp.OpType.DELETE)),
-                broker2, List.of(new AlterConfigOp(new ConfigEntry("leader.replication.throttled.rate", ""),
-                        AlterConfigOp.OpType.DELETE)))).all().get();
+                broker2, Stream.of("leader.replication.throttled.rate", "follower.replication.throttled.rate",
+                        "replica.alter.log.dirs.io.max.bytes.per.second").map(k -> new AlterConfigOp(
+                                new ConfigEntry(k, null), AlterConfigOp.OpType.DELETE)).toList())).all().get();
         Awaitility.await("configs removed").atMost(WAIT).until(() -> cluster.running().stream().allMatch(n ->
                 !n.image().topic("ka-conf").orElseThrow().configs().containsKey("retention.ms")
-                        && !n.image().brokerConfigs(2).containsKey("leader.replication.throttled.rate")));
+                        && n.image().brokerConfigs(2).isEmpty()));
+        // The log-dir move throttle has no counterpart: only its DELETE (above) is taken, as a no-op.
+        ExecutionException logDirThrottle = assertThrows(ExecutionException.class, () -> admin.incrementalAlterConfigs(
+                Map.of(broker2, List.of(new AlterConfigOp(new ConfigEntry("replica.alter.log.dirs.io.max.bytes.per.second",
+                        "1000"), AlterConfigOp.OpType.SET)))).all().get());
+        assertInstanceOf(InvalidConfigurationException.class, logDirThrottle.getCause());
 
         ExecutionException notAList = assertThrows(ExecutionException.class, () -> admin.incrementalAlterConfigs(Map.of(
                 topic, List.of(new AlterConfigOp(new ConfigEntry("retention.ms", "5"), AlterConfigOp.OpType.APPEND))))
