@@ -4,7 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.tideline.node.server.RequestMemoryPool;
+import io.netty.handler.timeout.IdleStateEvent;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -45,7 +45,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
 
     private final KafkaApis apis;
     private final Executor handlers;
-    private final RequestMemoryPool memory;
+    private final KafkaRequestMemory memory;
     private final int maxRequestBytes;
     private final KafkaListenerMetrics metrics;
     private final AtomicLong charged = new AtomicLong();
@@ -59,7 +59,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     /** The peer's address, null for a channel that has none (a test's embedded channel). */
     private InetSocketAddress peerAddress;
 
-    KafkaConnection(KafkaApis apis, Executor handlers, RequestMemoryPool memory, int maxRequestBytes,
+    KafkaConnection(KafkaApis apis, Executor handlers, KafkaRequestMemory memory, int maxRequestBytes,
                     KafkaListenerMetrics metrics) {
         this.apis = apis;
         this.handlers = handlers;
@@ -301,6 +301,24 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
         pending.release();
         metrics.connectionClosed();
         ctx.fireChannelInactive();
+    }
+
+    /**
+     * {@code connections.max.idle.ms} without a read or a write: between requests the connection is closed
+     * quietly, as Kafka closes idle connections; in the middle of a request it is a peer holding request memory
+     * without sending, closed with a WARN line. A request in progress (the node's to answer) or waiting for
+     * memory (the node's to admit) is never idle.
+     */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+        if (!(event instanceof IdleStateEvent)) {
+            ctx.fireUserEventTriggered(event);
+        } else if (state == State.BODY || (state == State.SIZE && pending.isReadable())) {
+            closeMalformed("sent nothing for connections.max.idle.ms in the middle of a request");
+        } else if (state == State.SIZE) {
+            log.debug("Closing idle Kafka connection from {}", peer);
+            close();
+        }
     }
 
     @Override

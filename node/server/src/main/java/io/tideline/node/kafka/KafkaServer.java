@@ -11,10 +11,9 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
-import io.tideline.node.server.Listener;
-import io.tideline.node.server.RequestMemoryPool;
 import java.net.InetSocketAddress;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -23,6 +22,7 @@ import java.util.concurrent.TimeUnit;
  * The Kafka protocol listener: a Netty server (NIO transport) whose connections are {@link KafkaConnection}s.
  * One acceptor thread and {@code networkThreads} event-loop threads (Kafka's {@code num.network.threads}), named
  * {@code <prefix>-acceptor-N} and {@code <prefix>-network-N}; the APIs run on the node's request handler pool.
+ * A connection idle for {@code connections.max.idle.ms} is closed by its {@link KafkaConnection}.
  *
  * <p>Thread-safe: {@link #start} once, then {@link #close} or {@link #closeNow} from any thread.
  */
@@ -35,22 +35,25 @@ public final class KafkaServer implements AutoCloseable {
     private final EventLoopGroup network;
     private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private final KafkaListenerMetrics metrics;
-    private final Listener listener;
+    private final InetSocketAddress bindAddress;
     private final KafkaApis apis;
     private final Executor handlers;
-    private final RequestMemoryPool memory;
+    private final KafkaRequestMemory memory;
     private final int maxRequestBytes;
+    private final long maxIdleMs;
     private Channel serverChannel;
 
-    public KafkaServer(Listener listener, KafkaApis apis, Executor handlers, RequestMemoryPool memory,
-                       int maxRequestBytes, int networkThreads, String threadPrefix,
+    public KafkaServer(String listenerName, InetSocketAddress bindAddress, KafkaApis apis, Executor handlers,
+                       KafkaRequestMemory memory, int maxRequestBytes, long maxIdleMs, int networkThreads,
+                       String threadPrefix,
                        com.codahale.metrics.MetricRegistry registry) {
-        this.listener = listener;
+        this.bindAddress = bindAddress;
         this.apis = apis;
         this.handlers = handlers;
         this.memory = memory;
         this.maxRequestBytes = maxRequestBytes;
-        this.metrics = new KafkaListenerMetrics(registry, listener.name());
+        this.maxIdleMs = maxIdleMs;
+        this.metrics = new KafkaListenerMetrics(registry, listenerName);
         this.acceptor = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory(threadPrefix + "-acceptor", true),
                 NioIoHandler.newFactory());
         this.network = new MultiThreadIoEventLoopGroup(networkThreads,
@@ -66,10 +69,11 @@ public final class KafkaServer implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         connections.add(ch);
+                        ch.pipeline().addLast(new IdleStateHandler(0, 0, maxIdleMs, TimeUnit.MILLISECONDS));
                         ch.pipeline().addLast(new KafkaConnection(apis, handlers, memory, maxRequestBytes, metrics));
                     }
                 });
-        serverChannel = b.bind(new InetSocketAddress(listener.bindHost(), listener.port())).sync().channel();
+        serverChannel = b.bind(bindAddress).sync().channel();
         return this;
     }
 

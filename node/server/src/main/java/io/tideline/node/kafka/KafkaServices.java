@@ -5,11 +5,13 @@ import io.tideline.common.time.Scheduler;
 import io.tideline.common.time.Time;
 import io.tideline.node.api.AdminApiService;
 import io.tideline.node.config.BrokerConfigResolver;
+import io.tideline.node.config.NodeConfig;
 import io.tideline.node.controller.client.ControllerClient;
 import io.tideline.node.metadata.MetadataImage;
-import io.tideline.node.server.ServerConfig;
+import io.tideline.replication.ReplicationConfig;
 import io.tideline.replication.server.ReplicaManager;
 import io.tideline.store.manager.LogManager;
+import java.util.Map;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
@@ -26,9 +28,11 @@ public final class KafkaServices {
     /**
      * What the APIs may use, all owned by the node (an API never closes them). {@code listenerName} is the Kafka
      * listener's name, under which every broker registered its Kafka endpoint; {@code quorumLeaderId} is -1 when
-     * unknown or on a broker-only node.
+     * unknown or on a broker-only node; {@code originals} is every key of the node's configuration, for an API
+     * with a config class of its own ({@code Foo.fromMap(originals)}).
      */
-    public record Node(int nodeId, String clusterId, String listenerName, ServerConfig config,
+    public record Node(int nodeId, String clusterId, String listenerName, NodeConfig nodeConfig,
+                       ReplicationConfig replicationConfig, Map<String, ?> originals,
                        Supplier<MetadataImage> image, IntSupplier quorumLeaderId, ReplicaManager replicaManager,
                        LogManager logManager, ControllerClient controllerClient, AdminApiService admin,
                        BrokerConfigResolver brokerConfigs, Time time, Scheduler scheduler, MetricRegistry metrics) {

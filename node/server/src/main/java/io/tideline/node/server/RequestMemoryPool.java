@@ -8,6 +8,7 @@ import io.grpc.MethodDescriptor.MethodType;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
+import io.tideline.node.kafka.KafkaRequestMemory;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,7 +35,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Thread-safe: the accounting is under this object's monitor; asks are released outside it, since a
  * direct-executor transport may deliver the message on the releasing thread.
  */
-public final class RequestMemoryPool implements ServerInterceptor {
+public final class RequestMemoryPool implements ServerInterceptor, KafkaRequestMemory {
     /** Starting guess of a request's size, before any was seen: a small produce. */
     private static final long INITIAL_ESTIMATE = 16 * 1024;
     /** Floor of the estimate, so that a run of tiny requests (metadata) cannot make it nothing. */
@@ -145,6 +146,7 @@ public final class RequestMemoryPool implements ServerInterceptor {
      * frees, on the releasing thread. The caller gives the bytes back with {@link #release} once the request
      * is handled, or once its connection dies.
      */
+    @Override
     public void acquire(long bytes, Runnable proceed) {
         List<Runnable> release;
         synchronized (this) {
@@ -163,6 +165,7 @@ public final class RequestMemoryPool implements ServerInterceptor {
     }
 
     /** Gives back what {@link #acquire} charged. */
+    @Override
     public void release(long bytes) {
         List<Runnable> release;
         synchronized (this) {

@@ -87,7 +87,7 @@ public final class ServerConfig extends AbstractConfig {
     private final ReplicationConfig replication;
     private final Listener listener;
     private final Listener advertised;
-    private final Optional<KafkaListenerConfig.Listeners> kafka;
+    private final Optional<KafkaListeners> kafka;
 
     private ServerConfig(Map<String, ?> props) {
         super(CONFIG, props);
@@ -97,7 +97,7 @@ public final class ServerConfig extends AbstractConfig {
         this.listener = Listener.parse(LISTENERS_CONFIG, getString(LISTENERS_CONFIG));
         String adv = getString(ADVERTISED_LISTENERS_CONFIG);
         this.advertised = adv == null ? listener : Listener.parse(ADVERTISED_LISTENERS_CONFIG, adv);
-        this.kafka = KafkaListenerConfig.parse(getString(KafkaListenerConfig.KAFKA_LISTENERS_CONFIG),
+        this.kafka = KafkaListeners.parse(getString(KafkaListenerConfig.KAFKA_LISTENERS_CONFIG),
                 getString(KafkaListenerConfig.KAFKA_ADVERTISED_LISTENERS_CONFIG));
         if (getLong(QUEUED_MAX_REQUEST_BYTES_CONFIG) < getInt(SOCKET_REQUEST_MAX_BYTES_CONFIG)) {
             throw new ConfigException(QUEUED_MAX_REQUEST_BYTES_CONFIG, getLong(QUEUED_MAX_REQUEST_BYTES_CONFIG),
@@ -216,8 +216,12 @@ public final class ServerConfig extends AbstractConfig {
     }
 
     /** The Kafka protocol listener (bound and advertised); empty when {@code kafka.listeners} is empty. */
-    public Optional<KafkaListenerConfig.Listeners> kafkaListener() {
+    public Optional<KafkaListeners> kafkaListener() {
         return kafka;
+    }
+
+    public long connectionsMaxIdleMs() {
+        return getLong(KafkaListenerConfig.CONNECTIONS_MAX_IDLE_MS_CONFIG);
     }
 
     public int numNetworkThreads() {

@@ -18,7 +18,6 @@ import io.tideline.node.config.NodeConfig;
 import io.tideline.node.controller.ControllerSettings;
 import io.tideline.node.controller.client.ControllerClient;
 import io.tideline.node.kafka.KafkaApis;
-import io.tideline.node.kafka.KafkaListenerConfig;
 import io.tideline.node.kafka.KafkaMetadataResponses;
 import io.tideline.node.kafka.KafkaServer;
 import io.tideline.node.kafka.KafkaServices;
@@ -250,18 +249,21 @@ public final class TidelineNode implements AutoCloseable {
         log.info("Node {} is serving (broker epoch {})", id, lifecycle.brokerEpoch());
     }
 
-    private void startKafkaListener(KafkaListenerConfig.Listeners listeners, AdminApiService adminService,
+    private void startKafkaListener(KafkaListeners listeners, AdminApiService adminService,
                                     BrokerConfigResolver brokerConfigs) throws InterruptedException {
         int id = config.node().nodeId();
         KafkaServices.Node services = new KafkaServices.Node(id, config.node().clusterId(),
-                listeners.advertised().name(), config, this::image, this::quorumLeaderId, replicaManager, logManager,
+                listeners.advertised().name(), config.node(), config.replication(), config.originals(), this::image,
+                this::quorumLeaderId, replicaManager, logManager,
                 controllerClient, adminService, brokerConfigs, time, scheduler, metrics);
         KafkaApis apis = KafkaServices.build(services).registerAll(KafkaAdminApis.create(new AdminDeps(id,
                 config.node().clusterId(), adminService, this::image, brokerConfigs, config.originals(),
                 config.node().numPartitions(), (short) config.node().defaultReplicationFactor(),
                 broker -> KafkaMetadataResponses.kafkaEndpoint(broker, listeners.advertised().name()))));
-        kafkaServer = new KafkaServer(listeners.bind(), apis, requestHandlers, requestMemory,
-                config.socketRequestMaxBytes(), config.numNetworkThreads(), "tideline-" + id + "-kafka", metrics).start();
+        kafkaServer = new KafkaServer(listeners.bind().name(),
+                new InetSocketAddress(listeners.bind().bindHost(), listeners.bind().port()), apis,
+                requestHandlers, requestMemory, config.socketRequestMaxBytes(), config.connectionsMaxIdleMs(),
+                config.numNetworkThreads(), "tideline-" + id + "-kafka", metrics).start();
         log.info("Node {} serves Kafka's protocol on {}:{}", id, listeners.bind().bindHost(), kafkaServer.boundPort());
     }
 

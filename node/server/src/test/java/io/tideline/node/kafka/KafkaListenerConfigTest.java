@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tideline.common.config.ConfigException;
+import io.tideline.node.server.KafkaListeners;
 import io.tideline.node.server.Listener;
 import io.tideline.node.server.ServerConfig;
 import java.nio.file.Path;
@@ -42,7 +43,7 @@ class KafkaListenerConfigTest {
     void theAdvertisedListenerDefaultsToTheBoundOne() {
         ServerConfig config = ServerConfig.fromMap(props(Map.of("kafka.listeners", "PLAINTEXT://127.0.0.1:9392")));
         Listener bind = new Listener("PLAINTEXT", "127.0.0.1", 9392);
-        assertEquals(Optional.of(new KafkaListenerConfig.Listeners(bind, bind)), config.kafkaListener());
+        assertEquals(Optional.of(new KafkaListeners(bind, bind)), config.kafkaListener());
     }
 
     @Test
