@@ -24,11 +24,11 @@ import org.apache.kafka.common.protocol.Errors;
  * reads) named like this node's Kafka listener, as a Kafka broker answers with the endpoints of the listener the
  * request came in on. Fenced brokers and brokers without such an endpoint are not listed.
  */
-final class KafkaMetadataResponses {
+public final class KafkaMetadataResponses {
     private KafkaMetadataResponses() {
     }
 
-    static Optional<Endpoint> kafkaEndpoint(BrokerRegistrationRecord broker, String listenerName) {
+    public static Optional<Endpoint> kafkaEndpoint(BrokerRegistrationRecord broker, String listenerName) {
         for (int i = 1; i < broker.getEndpointsCount(); i++) {
             if (broker.getEndpoints(i).getName().equals(listenerName)) {
                 return Optional.of(broker.getEndpoints(i));

@@ -18,8 +18,11 @@ import io.tideline.node.config.NodeConfig;
 import io.tideline.node.controller.ControllerSettings;
 import io.tideline.node.controller.client.ControllerClient;
 import io.tideline.node.kafka.KafkaApis;
+import io.tideline.node.kafka.KafkaMetadataResponses;
 import io.tideline.node.kafka.KafkaServer;
 import io.tideline.node.kafka.KafkaServices;
+import io.tideline.node.kafka.admin.AdminDeps;
+import io.tideline.node.kafka.admin.KafkaAdminApis;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.node.quorum.LeaderBalancer;
 import io.tideline.node.quorum.QuorumServer;
@@ -262,8 +265,12 @@ public final class TidelineNode implements AutoCloseable {
                 listeners.advertised().name(), config.node(), config.replication(), config.originals(), this::image,
                 this::quorumLeaderId, replicaManager, logManager,
                 controllerClient, adminService, brokerConfigs, time, scheduler, metrics, producerIdInitializer);
+        KafkaApis apis = KafkaServices.build(services).registerAll(KafkaAdminApis.create(new AdminDeps(id,
+                config.node().clusterId(), adminService, this::image, brokerConfigs, config.originals(),
+                config.node().numPartitions(), (short) config.node().defaultReplicationFactor(),
+                broker -> KafkaMetadataResponses.kafkaEndpoint(broker, listeners.advertised().name()))));
         kafkaServer = new KafkaServer(listeners.bind().name(),
-                new InetSocketAddress(listeners.bind().bindHost(), listeners.bind().port()), KafkaServices.build(services),
+                new InetSocketAddress(listeners.bind().bindHost(), listeners.bind().port()), apis,
                 requestHandlers, requestMemory, config.socketRequestMaxBytes(), config.connectionsMaxIdleMs(),
                 config.numNetworkThreads(), "tideline-" + id + "-kafka", metrics).start();
         log.info("Node {} serves Kafka's protocol on {}:{}", id, listeners.bind().bindHost(), kafkaServer.boundPort());
