@@ -79,6 +79,11 @@ public final class ProducerStateManager {
      */
     public ProducerAppendOutcome checkLeaderAppend(List<BatchHeader> batches) {
         for (BatchHeader batch : batches) {
+            if (batch.controlBatch()) {
+                // Clients may not write control batches at all: the validator that runs next refuses them with
+                // INVALID_RECORD, as Kafka does, whatever their transactional flag says.
+                continue;
+            }
             if (batch.transactional()) {
                 throw new TidelineException(Errors.INVALID_TXN_STATE, "Transactional batches are not served ("
                         + topicPartition + ", producer id " + batch.producerId() + "): Tideline has no transactions");

@@ -146,6 +146,10 @@ class KafkaAdminClientTest {
     @Test
     void topicAndBrokerConfigsAreDescribedAndAlteredIncrementallyIncludingTheThrottles() throws Exception {
         admin.createTopics(List.of(new NewTopic("ka-conf", 1, (short) 3))).all().get();
+        // As against Kafka, a created topic reaches every broker's metadata a little after createTopics answers;
+        // APPEND computes the new list from the answering broker's view, so wait until every broker has it.
+        Awaitility.await("ka-conf everywhere").atMost(WAIT).until(() -> cluster.running().stream()
+                .allMatch(n -> n.image().topic("ka-conf").isPresent()));
         ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, "ka-conf");
         ConfigResource broker2 = new ConfigResource(ConfigResource.Type.BROKER, "2");
         admin.incrementalAlterConfigs(Map.of(

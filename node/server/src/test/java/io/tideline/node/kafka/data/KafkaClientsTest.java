@@ -77,8 +77,7 @@ class KafkaClientsTest {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.kafkaBootstrapServers());
         p.put(ProducerConfig.ACKS_CONFIG, "all");
-        // Idempotence needs InitProducerId and the leader's producer state (other parts of issue 12).
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
+        // Kafka's default producer: idempotent (InitProducerId, sequences checked by the leader).
         p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
         p.put(ProducerConfig.RETRY_BACKOFF_MS_CONFIG, 50);
         p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
