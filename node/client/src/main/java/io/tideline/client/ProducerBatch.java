@@ -42,6 +42,8 @@ final class ProducerBatch {
     int baseSequence = -1;
     /** The order sequences were handed out in ({@link ProducerIdempotence}); sorts retries. */
     long sequenceOrder;
+    /** Its number among its partition's sequenced batches ({@link ProducerIdempotence#windowFull}). */
+    long partitionIndex;
     /**
      * An earlier batch of the partition failed for good, so this one, already in flight, cannot be written after
      * it: it fails with this unless its answer is a success.

@@ -33,6 +33,8 @@ final class ProducerIdempotence {
         int nextSequence;
         /** The partition's leader has acknowledged a batch of the current epoch (it knows this producer). */
         boolean acknowledged;
+        /** Batches of the partition sequenced so far (all epochs): numbers them for {@link #windowFull}. */
+        long assigned;
         final Deque<ProducerBatch> unresolved = new ArrayDeque<>();
     }
 
@@ -68,10 +70,23 @@ final class ProducerIdempotence {
         return p != null && p.acknowledged;
     }
 
+    /**
+     * Whether {@code max} batches were sequenced since the oldest unresolved one (itself included). The leader
+     * recognises a retry only among a producer's last 5 batches, so a batch is sequenced only while the oldest
+     * that may be retried stays among the last {@code max} (at most 5) the leader can have written: answers come
+     * in any order here, so counting what is in flight would not do (with the oldest unanswered, five later
+     * batches could be written and push it out of the leader's window).
+     */
+    synchronized boolean windowFull(TopicPartition tp, int max) {
+        PartitionState p = partitions.get(tp);
+        return p != null && !p.unresolved.isEmpty() && p.assigned - p.unresolved.peekFirst().partitionIndex >= max;
+    }
+
     /** Gives {@code batch} the partition's next sequence (Kafka's wrap-around at Integer.MAX_VALUE). */
     synchronized void assign(ProducerBatch batch) {
         PartitionState p = partitions.computeIfAbsent(batch.tp, k -> new PartitionState());
         batch.setProducer(producerId, epoch, p.nextSequence, ++assignments);
+        batch.partitionIndex = p.assigned++;
         p.nextSequence = incrementSequence(p.nextSequence, batch.recordCount());
         p.unresolved.addLast(batch);
     }

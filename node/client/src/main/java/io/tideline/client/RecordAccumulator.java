@@ -34,7 +34,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>With idempotence ({@link ProducerIdempotence}) a request carries one batch per partition, as the leader
  * dedupes one batch per partition and request, and a partition may have up to max.in.flight.requests.per.connection
- * batches in flight, each in a request of its own, in sequence order: a batch gets its sequence when first drained,
+ * batches in flight, each in a request of its own, in sequence order (and no more than that many sequenced since the
+ * oldest unanswered one, so a retry stays among the last 5 batches the leader remembers): a batch gets its sequence when first drained,
  * a failed one goes back into its queue in sequence order, and a batch being retried is sent only once nothing of
  * its partition is in flight, so the lowest sequence reaches the leader first. Until a partition's leader has
  * acknowledged a batch of the producer's current epoch, one batch of it is in flight at a time.
@@ -245,7 +246,7 @@ final class RecordAccumulator {
         if (head.hasSequence()) {
             return flying == 0;
         }
-        return idempotence.maySequence();
+        return idempotence.maySequence() && !idempotence.windowFull(tp, maxInFlight);
     }
 
     /** Takes the ready head of an idempotent partition alone; returns when to look again. Under the lock. */
