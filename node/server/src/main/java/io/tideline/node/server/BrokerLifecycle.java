@@ -53,13 +53,13 @@ final class BrokerLifecycle implements AutoCloseable {
      *
      * @throws IllegalStateException when the controller refuses the registration or none answers in time
      */
-    void register(Endpoint endpoint, String rack, String metricsUrl, long timeoutMs) throws InterruptedException {
+    void register(List<Endpoint> endpoints, String rack, String metricsUrl, long timeoutMs) throws InterruptedException {
         String incarnation = UUID.randomUUID().toString();
         long deadline = time.milliseconds() + timeoutMs;
         ControllerResponse response = null;
         while (time.milliseconds() < deadline) {
             try {
-                response = client.registerBroker(brokerId, incarnation, List.of(endpoint), rack, metricsUrl)
+                response = client.registerBroker(brokerId, incarnation, endpoints, rack, metricsUrl)
                         .get(timeoutMs, TimeUnit.MILLISECONDS);
             } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
                 response = null;

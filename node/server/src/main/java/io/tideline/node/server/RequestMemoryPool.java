@@ -138,8 +138,56 @@ public final class RequestMemoryPool implements ServerInterceptor {
         };
     }
 
+    /**
+     * For a listener that learns a request's size before reading it (the Kafka listener reads the size field
+     * first): charges {@code bytes} and runs {@code proceed} at once when there is room (or nothing is held),
+     * else queues it behind the requests already waiting, gRPC's and Kafka's alike, and runs it when room
+     * frees, on the releasing thread. The caller gives the bytes back with {@link #release} once the request
+     * is handled, or once its connection dies.
+     */
+    public void acquire(long bytes, Runnable proceed) {
+        List<Runnable> release;
+        synchronized (this) {
+            if (used + reserved < capacity && waiting.isEmpty()) {
+                used += bytes;
+                release = List.of(proceed);
+            } else {
+                Admission a = new SizedAdmission(bytes);
+                a.pendingAsk = proceed;
+                waiting.add(a);
+                heldBack.incrementAndGet();
+                release = List.of();
+            }
+        }
+        release.forEach(Runnable::run);
+    }
+
+    /** Gives back what {@link #acquire} charged. */
+    public void release(long bytes) {
+        List<Runnable> release;
+        synchronized (this) {
+            used -= bytes;
+            release = admitWaiting();
+        }
+        release.forEach(Runnable::run);
+    }
+
+    /** A request of known size waiting for room: admitting it charges its size at once, with no estimate. */
+    private final class SizedAdmission extends Admission {
+        private final long bytes;
+
+        SizedAdmission(long bytes) {
+            this.bytes = bytes;
+        }
+
+        @Override
+        void admit() {
+            used += bytes;
+        }
+    }
+
     /** One call's standing with the pool. Its methods run on the call's serialized executor. */
-    private final class Admission {
+    private class Admission {
         private Runnable pendingAsk;
         /** The estimate this call reserved when let through; 0 when it holds no reservation. */
         private long reservation;
@@ -170,7 +218,7 @@ public final class RequestMemoryPool implements ServerInterceptor {
         }
 
         /** Under the pool's monitor. */
-        private void admit() {
+        void admit() {
             reservation = estimate;
             reserved += reservation;
         }

@@ -12,6 +12,7 @@ import io.tideline.common.config.ConfigDef;
 import io.tideline.common.config.ConfigException;
 import io.tideline.common.config.Range;
 import io.tideline.node.config.NodeConfig;
+import io.tideline.node.kafka.KafkaListenerConfig;
 import io.tideline.node.metrics.MetricsHttpConfig;
 import io.tideline.replication.ReplicationConfig;
 import io.tideline.store.config.StoreConfig;
@@ -24,6 +25,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
@@ -45,7 +47,7 @@ public final class ServerConfig extends AbstractConfig {
     public static final String MAX_CONCURRENT_CALLS_PER_CONNECTION_CONFIG = "grpc.max.concurrent.calls.per.connection";
     public static final String FLOW_CONTROL_WINDOW_BYTES_CONFIG = "grpc.flow.control.window.bytes";
 
-    private static final ConfigDef CONFIG = MetricsHttpConfig.define(new ConfigDef())
+    private static final ConfigDef CONFIG = KafkaListenerConfig.define(MetricsHttpConfig.define(new ConfigDef()))
             .define(LISTENERS_CONFIG, STRING, "PLAINTEXT://127.0.0.1:9092", HIGH,
                     "The listener for clients, admins and replication, NAME://host:port (one listener). An "
                     + "empty host binds every interface; port 0 picks a free port (tests).")
@@ -56,10 +58,12 @@ public final class ServerConfig extends AbstractConfig {
                     "On SIGTERM, how long the broker waits for the controller to move its leaderships away "
                     + "before it stops anyway (the logs are still closed cleanly).")
             .define(SOCKET_REQUEST_MAX_BYTES_CONFIG, INT, 100 * 1024 * 1024, Range.atLeast(1024), HIGH,
-                    "The largest request the listener reads, in bytes; a larger one fails with gRPC's "
-                    + "RESOURCE_EXHAUSTED before anything of it is applied. Kafka's key and default.")
+                    "The largest request the listeners read, in bytes: on the gRPC listener a larger one fails with "
+                    + "RESOURCE_EXHAUSTED, on the Kafka listener a larger size field closes the connection, before "
+                    + "anything of it is applied. Kafka's key and default.")
             .define(QUEUED_MAX_REQUEST_BYTES_CONFIG, LONG, 100L * 1024 * 1024, Range.atLeast(1), HIGH,
-                    "The bytes of received requests the node holds before it has handled them; past it, it "
+                    "The bytes of received requests the node holds before it has handled them, on both "
+                    + "listeners together; past it, it "
                     + "stops reading new requests until room frees, so clients feel back-pressure instead of "
                     + "the node running out of heap (parked acks=all produces and fetches hold none). At "
                     + "least socket.request.max.bytes. Kafka's key; unlike Kafka's -1 default it is bounded.")
@@ -83,6 +87,7 @@ public final class ServerConfig extends AbstractConfig {
     private final ReplicationConfig replication;
     private final Listener listener;
     private final Listener advertised;
+    private final Optional<KafkaListenerConfig.Listeners> kafka;
 
     private ServerConfig(Map<String, ?> props) {
         super(CONFIG, props);
@@ -92,6 +97,8 @@ public final class ServerConfig extends AbstractConfig {
         this.listener = Listener.parse(LISTENERS_CONFIG, getString(LISTENERS_CONFIG));
         String adv = getString(ADVERTISED_LISTENERS_CONFIG);
         this.advertised = adv == null ? listener : Listener.parse(ADVERTISED_LISTENERS_CONFIG, adv);
+        this.kafka = KafkaListenerConfig.parse(getString(KafkaListenerConfig.KAFKA_LISTENERS_CONFIG),
+                getString(KafkaListenerConfig.KAFKA_ADVERTISED_LISTENERS_CONFIG));
         if (getLong(QUEUED_MAX_REQUEST_BYTES_CONFIG) < getInt(SOCKET_REQUEST_MAX_BYTES_CONFIG)) {
             throw new ConfigException(QUEUED_MAX_REQUEST_BYTES_CONFIG, getLong(QUEUED_MAX_REQUEST_BYTES_CONFIG),
                     "must be at least socket.request.max.bytes (" + getInt(SOCKET_REQUEST_MAX_BYTES_CONFIG) + ")");
@@ -206,6 +213,15 @@ public final class ServerConfig extends AbstractConfig {
 
     public Listener advertisedListener() {
         return advertised;
+    }
+
+    /** The Kafka protocol listener (bound and advertised); empty when {@code kafka.listeners} is empty. */
+    public Optional<KafkaListenerConfig.Listeners> kafkaListener() {
+        return kafka;
+    }
+
+    public int numNetworkThreads() {
+        return getInt(KafkaListenerConfig.NUM_NETWORK_THREADS_CONFIG);
     }
 
     /** {@code metrics.http.host}, or when it is unset the listener's host (see {@link MetricsHttpConfig#bindHost}). */

@@ -17,6 +17,9 @@ import io.tideline.node.config.BrokerConfigResolver;
 import io.tideline.node.config.NodeConfig;
 import io.tideline.node.controller.ControllerSettings;
 import io.tideline.node.controller.client.ControllerClient;
+import io.tideline.node.kafka.KafkaListenerConfig;
+import io.tideline.node.kafka.KafkaServer;
+import io.tideline.node.kafka.KafkaServices;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.node.quorum.LeaderBalancer;
 import io.tideline.node.quorum.QuorumServer;
@@ -39,6 +42,8 @@ import io.tideline.node.metrics.MetricsHttpServer;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -101,6 +106,7 @@ public final class TidelineNode implements AutoCloseable {
     private BrokerLifecycle lifecycle;
     private LogDirFailureHandler logDirFailures;
     private Server server;
+    private KafkaServer kafkaServer;
     private ExecutorService requestHandlers;
     private RequestMemoryPool requestMemory;
     private JmxExport jmx;
@@ -197,6 +203,9 @@ public final class TidelineNode implements AutoCloseable {
         AtomicInteger handlerCount = new AtomicInteger();
         requestHandlers = Executors.newFixedThreadPool(config.numIoThreads(),
                 r -> daemon(r, "tideline-" + id + "-request-handler-" + handlerCount.incrementAndGet()));
+        AdminApiService adminService = new AdminApiService(id, this::image, replicaManager, controllerClient,
+                config.replication().minInsyncReplicas(), brokerConfigs, logManager, nodeConfig.clusterId(),
+                nodeConfig.voters());
         server = NettyServerBuilder.forAddress(new InetSocketAddress(config.listener().bindHost(), config.listener().port()))
                 .executor(requestHandlers)
                 .maxInboundMessageSize(config.socketRequestMaxBytes())
@@ -205,9 +214,7 @@ public final class TidelineNode implements AutoCloseable {
                 .intercept(requestMemory)
                 .addService(new ClientApiService(id, nodeConfig.clusterId(), this::image, replicaManager,
                         () -> quorumLeaderId()))
-                .addService(new AdminApiService(id, this::image, replicaManager, controllerClient,
-                        config.replication().minInsyncReplicas(), brokerConfigs, logManager, nodeConfig.clusterId(),
-                        nodeConfig.voters()))
+                .addService(adminService)
                 .addService(new ReplicaFetchGrpcService(replicaManager))
                 .addService(health.service())
                 .addService(ProtoReflectionServiceV1.newInstance())
@@ -218,6 +225,9 @@ public final class TidelineNode implements AutoCloseable {
                 .map(a -> a instanceof InetSocketAddress isa ? isa.getAddress().getHostAddress() + ":" + isa.getPort()
                         : String.valueOf(a))
                 .collect(Collectors.joining(", ")));
+        if (config.kafkaListener().isPresent()) {
+            startKafkaListener(config.kafkaListener().get(), adminService, brokerConfigs);
+        }
         jmx = JmxExport.start(metrics, ManagementFactory.getPlatformMBeanServer());
         if (MetricsHttpConfig.enabled(config.metricsHttpPort())) {
             metricsServer = MetricsHttpServer.start(config.metricsHttpHost(), config.metricsHttpPort(), metrics,
@@ -225,9 +235,7 @@ public final class TidelineNode implements AutoCloseable {
             log.info("Node {} serves metrics on http://{}:{}/metrics", id, config.metricsHttpHost(), metricsServer.port());
         }
 
-        lifecycle.register(Endpoint.newBuilder().setName(config.advertisedListener().name())
-                .setHost(config.advertisedListener().host()).setPort(advertisedPort()).build(),
-                nodeConfig.brokerRack(), metricsUrl(), STARTUP_TIMEOUT_MS);
+        lifecycle.register(endpoints(), nodeConfig.brokerRack(), metricsUrl(), STARTUP_TIMEOUT_MS);
         followMetadata(nodeConfig);
         if (!lifecycle.awaitUnfenced(STARTUP_TIMEOUT_MS)) {
             throw new IllegalStateException("Node " + id + " was not unfenced within " + STARTUP_TIMEOUT_MS
@@ -236,6 +244,32 @@ public final class TidelineNode implements AutoCloseable {
         health.refresh();
         scheduler.schedule("health-status", health::refresh, HEALTH_REFRESH_MS, HEALTH_REFRESH_MS);
         log.info("Node {} is serving (broker epoch {})", id, lifecycle.brokerEpoch());
+    }
+
+    private void startKafkaListener(KafkaListenerConfig.Listeners listeners, AdminApiService adminService,
+                                    BrokerConfigResolver brokerConfigs) throws InterruptedException {
+        int id = config.node().nodeId();
+        KafkaServices.Node services = new KafkaServices.Node(id, config.node().clusterId(),
+                listeners.advertised().name(), config, this::image, this::quorumLeaderId, replicaManager, logManager,
+                controllerClient, adminService, brokerConfigs, time, scheduler, metrics);
+        kafkaServer = new KafkaServer(listeners.bind(), KafkaServices.build(services), requestHandlers, requestMemory,
+                config.socketRequestMaxBytes(), config.numNetworkThreads(), "tideline-" + id + "-kafka", metrics).start();
+        log.info("Node {} serves Kafka's protocol on {}:{}", id, listeners.bind().bindHost(), kafkaServer.boundPort());
+    }
+
+    /**
+     * What the registration advertises: the gRPC listener first (replication and the Tideline clients read the
+     * first endpoint), then the Kafka listener's when there is one, which Kafka Metadata answers give clients.
+     */
+    private List<Endpoint> endpoints() {
+        List<Endpoint> endpoints = new ArrayList<>();
+        endpoints.add(Endpoint.newBuilder().setName(config.advertisedListener().name())
+                .setHost(config.advertisedListener().host()).setPort(advertisedPort()).build());
+        config.kafkaListener().ifPresent(k -> endpoints.add(Endpoint.newBuilder().setName(k.advertised().name())
+                .setHost(k.advertised().host())
+                .setPort(k.advertised().equals(k.bind()) || k.advertised().port() == 0 ? kafkaServer.boundPort()
+                        : k.advertised().port()).build()));
+        return endpoints;
     }
 
     /**
@@ -331,6 +365,11 @@ public final class TidelineNode implements AutoCloseable {
     /** The port the listener is bound to (the configured one, or the one picked for port 0). */
     public int boundPort() {
         return ((InetSocketAddress) server.getListenSockets().get(0)).getPort();
+    }
+
+    /** The Kafka listener's bound port; empty when the node has no Kafka listener. */
+    public Optional<Integer> kafkaPort() {
+        return Optional.ofNullable(kafkaServer).map(KafkaServer::boundPort);
     }
 
     public int nodeId() {
@@ -435,6 +474,10 @@ public final class TidelineNode implements AutoCloseable {
         }
         if (logDirFailures != null) {
             logDirFailures.close();
+        }
+        if (kafkaServer != null) {
+            // Cut at once on both paths, as gRPC's shutdownNow for a crash: Kafka clients retry on another broker.
+            kafkaServer.close();
         }
         if (server != null && crashed) {
             // A killed process answers nothing more and acts no more: no draining of calls in flight, during

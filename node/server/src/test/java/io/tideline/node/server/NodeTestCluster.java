@@ -35,6 +35,7 @@ public final class NodeTestCluster implements AutoCloseable {
     private final Path root;
     private final Map<Integer, Integer> quorumPorts = new TreeMap<>();
     private final Map<Integer, Integer> clientPorts = new TreeMap<>();
+    private final Map<Integer, Integer> kafkaPorts = new TreeMap<>();
     private final Map<Integer, TidelineNode> nodes = new ConcurrentHashMap<>();
     private final Map<String, Object> overrides;
     private final List<ManagedChannel> channels = new ArrayList<>();
@@ -45,10 +46,11 @@ public final class NodeTestCluster implements AutoCloseable {
     public NodeTestCluster(Path root, int size, Map<String, ?> overrides) {
         this.root = root;
         this.overrides = new HashMap<>(overrides);
-        int[] ports = Ports.distinct(2 * size);
+        int[] ports = Ports.distinct(3 * size);
         for (int id = 1; id <= size; id++) {
-            quorumPorts.put(id, ports[2 * (id - 1)]);
-            clientPorts.put(id, ports[2 * (id - 1) + 1]);
+            quorumPorts.put(id, ports[3 * (id - 1)]);
+            clientPorts.put(id, ports[3 * (id - 1) + 1]);
+            kafkaPorts.put(id, ports[3 * (id - 1) + 2]);
         }
     }
 
@@ -100,6 +102,7 @@ public final class NodeTestCluster implements AutoCloseable {
         props.put("controller.quorum.voters", quorumPorts.entrySet().stream()
                 .map(e -> e.getKey() + "@127.0.0.1:" + e.getValue()).collect(Collectors.joining(",")));
         props.put("listeners", "PLAINTEXT://127.0.0.1:" + clientPorts.get(id));
+        props.put("kafka.listeners", "PLAINTEXT://127.0.0.1:" + kafkaPorts.get(id));
         props.put("log.dirs", root.resolve("node-" + id).resolve("logs").toString());
         props.put("metadata.log.dir", root.resolve("node-" + id).resolve("metadata").toString());
         props.put("broker.heartbeat.interval.ms", 200);
@@ -133,6 +136,15 @@ public final class NodeTestCluster implements AutoCloseable {
     /** "127.0.0.1:p1,127.0.0.1:p2,..." of every node. */
     public String bootstrapServers() {
         return clientPorts.values().stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
+    }
+
+    public int kafkaPort(int id) {
+        return kafkaPorts.get(id);
+    }
+
+    /** "127.0.0.1:k1,127.0.0.1:k2,..." of every node's Kafka listener: bootstrap.servers for kafka-clients. */
+    public String kafkaBootstrapServers() {
+        return kafkaPorts.values().stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
     }
 
     /** The orderly stop (what SIGTERM does). */

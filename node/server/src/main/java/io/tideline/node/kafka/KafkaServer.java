@@ -1,0 +1,98 @@
+package io.tideline.node.kafka;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.tideline.node.server.Listener;
+import io.tideline.node.server.RequestMemoryPool;
+import java.net.InetSocketAddress;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The Kafka protocol listener: a Netty server (NIO transport) whose connections are {@link KafkaConnection}s.
+ * One acceptor thread and {@code networkThreads} event-loop threads (Kafka's {@code num.network.threads}), named
+ * {@code <prefix>-acceptor-N} and {@code <prefix>-network-N}; the APIs run on the node's request handler pool.
+ *
+ * <p>Thread-safe: {@link #start} once, then {@link #close} or {@link #closeNow} from any thread.
+ */
+public final class KafkaServer implements AutoCloseable {
+    /** How long an orderly stop lets the event loops finish the writes in progress. */
+    private static final long QUIET_PERIOD_MS = 0;
+    private static final long SHUTDOWN_TIMEOUT_MS = 5_000;
+
+    private final EventLoopGroup acceptor;
+    private final EventLoopGroup network;
+    private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+    private final KafkaListenerMetrics metrics;
+    private final Listener listener;
+    private final KafkaApis apis;
+    private final Executor handlers;
+    private final RequestMemoryPool memory;
+    private final int maxRequestBytes;
+    private Channel serverChannel;
+
+    public KafkaServer(Listener listener, KafkaApis apis, Executor handlers, RequestMemoryPool memory,
+                       int maxRequestBytes, int networkThreads, String threadPrefix,
+                       com.codahale.metrics.MetricRegistry registry) {
+        this.listener = listener;
+        this.apis = apis;
+        this.handlers = handlers;
+        this.memory = memory;
+        this.maxRequestBytes = maxRequestBytes;
+        this.metrics = new KafkaListenerMetrics(registry, listener.name());
+        this.acceptor = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory(threadPrefix + "-acceptor", true),
+                NioIoHandler.newFactory());
+        this.network = new MultiThreadIoEventLoopGroup(networkThreads,
+                new DefaultThreadFactory(threadPrefix + "-network", true), NioIoHandler.newFactory());
+    }
+
+    /** Binds the listener; returns once it accepts connections. */
+    public KafkaServer start() throws InterruptedException {
+        ServerBootstrap b = new ServerBootstrap().group(acceptor, network)
+                .channel(NioServerSocketChannel.class)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        connections.add(ch);
+                        ch.pipeline().addLast(new KafkaConnection(apis, handlers, memory, maxRequestBytes, metrics));
+                    }
+                });
+        serverChannel = b.bind(new InetSocketAddress(listener.bindHost(), listener.port())).sync().channel();
+        return this;
+    }
+
+    public int boundPort() {
+        return ((InetSocketAddress) serverChannel.localAddress()).getPort();
+    }
+
+    public int connectionCount() {
+        return metrics.connectionCount();
+    }
+
+    /**
+     * Stops accepting, cuts every open connection at once (an answer not yet written is dropped and its stored
+     * slices closed; the client retries elsewhere, as after a broker crash) and stops the event loops.
+     */
+    @Override
+    public void close() {
+        if (serverChannel != null) {
+            serverChannel.close().awaitUninterruptibly();
+        }
+        connections.close().awaitUninterruptibly();
+        acceptor.shutdownGracefully(QUIET_PERIOD_MS, SHUTDOWN_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        network.shutdownGracefully(QUIET_PERIOD_MS, SHUTDOWN_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+                .awaitUninterruptibly(SHUTDOWN_TIMEOUT_MS);
+    }
+}
