@@ -34,14 +34,20 @@ final class ConsumerFetchHandler {
         this.offline = offline;
     }
 
+    /**
+     * @param slices answer with the open segment bytes ({@link ConsumerFetchResult#slice()}) instead of reading
+     *               them into the heap; the caller then owns every slice of the answer
+     */
     CompletableFuture<Map<TopicPartition, ConsumerFetchResult>> fetch(List<ConsumerFetch> fetches, int minBytes,
-                                                                      int maxBytes, int maxWaitMs) {
+                                                                      int maxBytes, int maxWaitMs, boolean slices) {
         CompletableFuture<Map<TopicPartition, ConsumerFetchResult>> future = new CompletableFuture<>();
-        Map<TopicPartition, ConsumerFetchResult> first = read(fetches, maxBytes);
+        Map<TopicPartition, ConsumerFetchResult> first = read(fetches, maxBytes, slices);
         if (maxWaitMs <= 0 || fetches.isEmpty() || satisfied(first, minBytes)) {
             future.complete(first);
             return future;
         }
+        // Not enough yet: the long poll reads again when it completes, so these slices are never sent.
+        closeSlices(first);
         DelayedOperation delayed = new DelayedOperation(maxWaitMs) {
             @Override
             protected boolean tryComplete() {
@@ -51,7 +57,10 @@ final class ConsumerFetchHandler {
             @Override
             protected void onComplete(boolean expired) {
                 try {
-                    future.complete(read(fetches, maxBytes));
+                    Map<TopicPartition, ConsumerFetchResult> results = read(fetches, maxBytes, slices);
+                    if (!future.complete(results)) {
+                        closeSlices(results);
+                    }
                 } catch (RuntimeException e) {
                     future.completeExceptionally(e);
                 }
@@ -67,7 +76,7 @@ final class ConsumerFetchHandler {
             if (r.error() != Errors.NONE) {
                 return true;
             }
-            bytes += r.records().sizeInBytes();
+            bytes += r.sizeInBytes();
         }
         return bytes >= minBytes;
     }
@@ -94,18 +103,28 @@ final class ConsumerFetchHandler {
         return false;
     }
 
-    private Map<TopicPartition, ConsumerFetchResult> read(List<ConsumerFetch> fetches, int maxBytes) {
+    static void closeSlices(Map<TopicPartition, ConsumerFetchResult> results) {
+        results.values().forEach(ConsumerFetchResult::closeSlice);
+    }
+
+    private Map<TopicPartition, ConsumerFetchResult> read(List<ConsumerFetch> fetches, int maxBytes, boolean slices) {
         Map<TopicPartition, ConsumerFetchResult> results = new LinkedHashMap<>();
         int bytes = 0;
-        for (ConsumerFetch fetch : fetches) {
-            ConsumerFetchResult r = readOne(fetch, Math.max(0, maxBytes - bytes), bytes == 0);
-            bytes += r.records().sizeInBytes();
-            results.put(fetch.topicPartition(), r);
+        try {
+            for (ConsumerFetch fetch : fetches) {
+                ConsumerFetchResult r = readOne(fetch, Math.max(0, maxBytes - bytes), bytes == 0, slices);
+                bytes += r.sizeInBytes();
+                results.put(fetch.topicPartition(), r);
+            }
+        } catch (RuntimeException e) {
+            // A later partition failed unexpectedly: the slices already opened are never handed over.
+            closeSlices(results);
+            throw e;
         }
         return results;
     }
 
-    private ConsumerFetchResult readOne(ConsumerFetch fetch, int remaining, boolean first) {
+    private ConsumerFetchResult readOne(ConsumerFetch fetch, int remaining, boolean first, boolean slices) {
         TopicPartition tp = fetch.topicPartition();
         Optional<Partition> found = partitions.apply(tp);
         if (found.isEmpty()) {
@@ -139,10 +158,18 @@ final class ConsumerFetchHandler {
         if (fetch.fetchOffset() >= hw || remaining <= 0) {
             return new ConsumerFetchResult(Errors.NONE, null, MemoryRecords.EMPTY, hw, lso, leaderId, leaderEpoch);
         }
-        try (FetchDataInfo info = log.read(fetch.fetchOffset(), Math.max(1, Math.min(remaining, fetch.maxBytes())), hw,
-                first)) {
-            return new ConsumerFetchResult(Errors.NONE, null, info.records().toMemoryRecords(), info.highWatermark(),
-                    info.logStartOffset(), leaderId, leaderEpoch);
+        int readBytes = Math.max(1, Math.min(remaining, fetch.maxBytes()));
+        try {
+            if (slices) {
+                // Handed over open: the caller sends the file bytes as they are and closes the slice.
+                FetchDataInfo info = log.read(fetch.fetchOffset(), readBytes, hw, first);
+                return new ConsumerFetchResult(Errors.NONE, null, MemoryRecords.EMPTY, info.highWatermark(),
+                        info.logStartOffset(), leaderId, leaderEpoch, info.records());
+            }
+            try (FetchDataInfo info = log.read(fetch.fetchOffset(), readBytes, hw, first)) {
+                return new ConsumerFetchResult(Errors.NONE, null, info.records().toMemoryRecords(), info.highWatermark(),
+                        info.logStartOffset(), leaderId, leaderEpoch);
+            }
         } catch (TidelineException e) {
             return ConsumerFetchResult.error(e.error(), e.getMessage(), log.highWatermark(), log.logStartOffset(),
                     leaderId, leaderEpoch);

@@ -376,7 +376,7 @@ public final class Partition {
             }
             boolean advanced = leaderState.maybeAdvanceHighWatermark();
             return new AppendResult(new ProduceResult(Errors.NONE, info.firstOffset(), info.lastOffset(),
-                    localLog.logStartOffset(), null), leaderState.leaderEpoch(), advanced, info.numRecords(),
+                    localLog.logStartOffset(), null, info.logAppendTime()), leaderState.leaderEpoch(), advanced, info.numRecords(),
                     info.validBytes());
         } finally {
             lock.unlock();

@@ -304,14 +304,36 @@ public final class ReplicaManager implements AutoCloseable {
     public CompletableFuture<Map<TopicPartition, ConsumerFetchResult>> fetchForConsumer(List<ConsumerFetch> fetches,
                                                                                      int minBytes, int maxBytes,
                                                                                      int maxWaitMs) {
+        return consumerFetch(fetches, minBytes, maxBytes, maxWaitMs, false);
+    }
+
+    /**
+     * {@link #fetchForConsumer}, answering each partition's records as the open segment bytes
+     * ({@link ConsumerFetchResult#slice()}) instead of a copy in the heap, for a writer that sends them with a
+     * file transfer. The caller owns every slice of the answer and must close it whether it is sent or not.
+     */
+    public CompletableFuture<Map<TopicPartition, ConsumerFetchResult>> fetchForConsumerSlices(List<ConsumerFetch> fetches,
+                                                                                           int minBytes, int maxBytes,
+                                                                                           int maxWaitMs) {
+        return consumerFetch(fetches, minBytes, maxBytes, maxWaitMs, true);
+    }
+
+    private CompletableFuture<Map<TopicPartition, ConsumerFetchResult>> consumerFetch(List<ConsumerFetch> fetches,
+            int minBytes, int maxBytes, int maxWaitMs, boolean slices) {
         int bounded = Math.min(maxBytes, config.servedFetchMaxBytes());
-        return consumerFetchHandler.fetch(fetches, Math.min(minBytes, bounded), bounded, maxWaitMs).thenApply(results -> {
-            results.forEach((tp, r) -> {
-                topicMetrics.recordConsumerFetch(tp.topic(), r.error(), r.records().sizeInBytes());
-                if (r.error() == Errors.KAFKA_STORAGE_ERROR && partitions.containsKey(tp)) {
-                    reportStorageError(tp, new io.tideline.common.errors.TidelineException(r.error(), r.message()));
-                }
-            });
+        return consumerFetchHandler.fetch(fetches, Math.min(minBytes, bounded), bounded, maxWaitMs, slices).thenApply(results -> {
+            try {
+                results.forEach((tp, r) -> {
+                    topicMetrics.recordConsumerFetch(tp.topic(), r.error(), r.sizeInBytes());
+                    if (r.error() == Errors.KAFKA_STORAGE_ERROR && partitions.containsKey(tp)) {
+                        reportStorageError(tp, new io.tideline.common.errors.TidelineException(r.error(), r.message()));
+                    }
+                });
+            } catch (RuntimeException e) {
+                // The answer will not reach the caller: nobody else could close its slices.
+                ConsumerFetchHandler.closeSlices(results);
+                throw e;
+            }
             return results;
         });
     }

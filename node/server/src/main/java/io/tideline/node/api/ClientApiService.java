@@ -65,9 +65,9 @@ public final class ClientApiService extends ClientServiceGrpc.ClientServiceImplB
         // A list, not a map: refused entries may repeat a partition or name a negative one.
         List<ProducePartitionResponse> answered = new ArrayList<>();
         Map<TopicPartition, MemoryRecords> toAppend = new LinkedHashMap<>();
-        String requestProblem = RequestChecks.produceRequestProblem(request);
-        Errors requestError = request.getAcks() != 0 && request.getAcks() != 1 && request.getAcks() != -1
-                ? Errors.INVALID_REQUIRED_ACKS : Errors.INVALID_REQUEST;
+        RequestChecks.Check requestCheck = RequestChecks.produceRequest(request.getAcks(), request.getTimeoutMs());
+        String requestProblem = requestCheck.message();
+        Errors requestError = requestCheck.error();
         Set<TopicPartition> listedTwice = RequestChecks.listedTwice(request.getPartitionsList(),
                 ProducePartition::getTopic, ProducePartition::getPartition);
         for (ProducePartition p : request.getPartitionsList()) {
@@ -150,9 +150,9 @@ public final class ClientApiService extends ClientServiceGrpc.ClientServiceImplB
                 error = check.error();
                 problem = check.message();
             }
-            if (problem == null && p.getPartitionMaxBytes() <= 0) {
+            if (problem == null && RequestChecks.partitionMaxBytesProblem(p.getPartitionMaxBytes()) != null) {
                 error = Errors.INVALID_REQUEST;
-                problem = "partition_max_bytes must be positive, got " + p.getPartitionMaxBytes();
+                problem = RequestChecks.partitionMaxBytesProblem(p.getPartitionMaxBytes());
             }
             if (problem != null) {
                 answered.add(fetchError(p.getTopic(), p.getPartition(), error, problem, -1, -1, current));

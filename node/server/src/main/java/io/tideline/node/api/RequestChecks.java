@@ -5,7 +5,6 @@ import io.tideline.common.errors.Errors;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.node.metadata.TopicImage;
 import io.tideline.proto.client.FetchRequest;
-import io.tideline.proto.client.ProduceRequest;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -13,45 +12,59 @@ import java.util.Set;
 import java.util.function.Function;
 import java.util.function.ToIntFunction;
 
-/** The field checks of the client API, before anything is read or written. Stateless. */
-final class RequestChecks {
+/**
+ * The field checks of the client API, before anything is read or written; shared by the gRPC client API and
+ * the Kafka listener's data APIs, so both refuse the same requests alike. Stateless.
+ */
+public final class RequestChecks {
     /** Kafka's socket.request.max.bytes default: no fetch may ask for more in one response. */
-    static final int MAX_FETCH_BYTES = 100 * 1024 * 1024;
+    public static final int MAX_FETCH_BYTES = 100 * 1024 * 1024;
     /** A wait longer than this is a client bug, not a long poll. */
-    static final int MAX_WAIT_MS = 300_000;
-    static final int MAX_PRODUCE_TIMEOUT_MS = 300_000;
+    public static final int MAX_WAIT_MS = 300_000;
+    public static final int MAX_PRODUCE_TIMEOUT_MS = 300_000;
 
     /** NONE with a null message when the partition may proceed. */
-    record Check(Errors error, String message) {
-        static final Check OK = new Check(Errors.NONE, null);
+    public record Check(Errors error, String message) {
+        public static final Check OK = new Check(Errors.NONE, null);
     }
 
     private RequestChecks() {
     }
 
-    /** A problem with the request-level fields of a produce, null when there is none. */
-    static String produceRequestProblem(ProduceRequest request) {
-        if (request.getAcks() != 0 && request.getAcks() != 1 && request.getAcks() != -1) {
-            return "acks must be -1 (all), 0 or 1, got " + request.getAcks();
+    /** The request-level fields of a produce: INVALID_REQUIRED_ACKS for bad acks, INVALID_REQUEST for a bad timeout. */
+    public static Check produceRequest(int acks, long timeoutMs) {
+        if (acks != 0 && acks != 1 && acks != -1) {
+            return new Check(Errors.INVALID_REQUIRED_ACKS, "acks must be -1 (all), 0 or 1, got " + acks);
         }
-        if (request.getTimeoutMs() < 0 || request.getTimeoutMs() > MAX_PRODUCE_TIMEOUT_MS) {
-            return "timeout_ms must be within [0, " + MAX_PRODUCE_TIMEOUT_MS + "], got " + request.getTimeoutMs();
+        if (timeoutMs < 0 || timeoutMs > MAX_PRODUCE_TIMEOUT_MS) {
+            return new Check(Errors.INVALID_REQUEST, "timeout_ms must be within [0, " + MAX_PRODUCE_TIMEOUT_MS + "], got "
+                    + timeoutMs);
         }
-        return null;
+        return Check.OK;
     }
 
     /** A problem with the request-level fields of a fetch, null when there is none. */
     static String fetchRequestProblem(FetchRequest request) {
-        if (request.getMaxBytes() <= 0 || request.getMaxBytes() > MAX_FETCH_BYTES) {
-            return "max_bytes must be within [1, " + MAX_FETCH_BYTES + "], got " + request.getMaxBytes();
+        return fetchRequestProblem(request.getMinBytes(), request.getMaxBytes(), request.getMaxWaitMs());
+    }
+
+    /** A problem with a fetch's byte limits or wait (INVALID_REQUEST), null when there is none. */
+    public static String fetchRequestProblem(long minBytes, long maxBytes, long maxWaitMs) {
+        if (maxBytes <= 0 || maxBytes > MAX_FETCH_BYTES) {
+            return "max_bytes must be within [1, " + MAX_FETCH_BYTES + "], got " + maxBytes;
         }
-        if (request.getMinBytes() < 0 || request.getMinBytes() > MAX_FETCH_BYTES) {
-            return "min_bytes must be within [0, " + MAX_FETCH_BYTES + "], got " + request.getMinBytes();
+        if (minBytes < 0 || minBytes > MAX_FETCH_BYTES) {
+            return "min_bytes must be within [0, " + MAX_FETCH_BYTES + "], got " + minBytes;
         }
-        if (request.getMaxWaitMs() < 0 || request.getMaxWaitMs() > MAX_WAIT_MS) {
-            return "max_wait_ms must be within [0, " + MAX_WAIT_MS + "], got " + request.getMaxWaitMs();
+        if (maxWaitMs < 0 || maxWaitMs > MAX_WAIT_MS) {
+            return "max_wait_ms must be within [0, " + MAX_WAIT_MS + "], got " + maxWaitMs;
         }
         return null;
+    }
+
+    /** A problem with one partition's fetch size (INVALID_REQUEST), null when there is none. */
+    public static String partitionMaxBytesProblem(int partitionMaxBytes) {
+        return partitionMaxBytes <= 0 ? "partition_max_bytes must be positive, got " + partitionMaxBytes : null;
     }
 
     /**
@@ -59,7 +72,7 @@ final class RequestChecks {
      * the second: which of two produces (or of two DeleteRecords offsets) the client meant is unknowable, and
      * a refused request must leave the log as it was.
      */
-    static <T> Set<TopicPartition> listedTwice(List<T> items, Function<T, String> topic, ToIntFunction<T> partition) {
+    public static <T> Set<TopicPartition> listedTwice(List<T> items, Function<T, String> topic, ToIntFunction<T> partition) {
         Set<TopicPartition> seen = new HashSet<>();
         Set<TopicPartition> twice = new HashSet<>();
         for (T item : items) {
@@ -78,7 +91,7 @@ final class RequestChecks {
      * The topic exists, the partition is one of its partitions, and it is not in {@code listedTwice} (see
      * {@link #listedTwice}).
      */
-    static Check partition(MetadataImage image, String topic, int partition, Set<TopicPartition> listedTwice) {
+    public static Check partition(MetadataImage image, String topic, int partition, Set<TopicPartition> listedTwice) {
         if (topic.isEmpty()) {
             return new Check(Errors.INVALID_TOPIC_EXCEPTION, "the topic name is empty");
         }
