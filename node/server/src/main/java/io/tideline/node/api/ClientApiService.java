@@ -5,11 +5,14 @@ import io.grpc.stub.StreamObserver;
 import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
 import io.tideline.node.metadata.MetadataImage;
+import io.tideline.node.producer.ProducerIdInitializer;
 import io.tideline.proto.client.ClientServiceGrpc;
 import io.tideline.proto.client.FetchPartition;
 import io.tideline.proto.client.FetchPartitionResponse;
 import io.tideline.proto.client.FetchRequest;
 import io.tideline.proto.client.FetchResponse;
+import io.tideline.proto.client.InitProducerIdRequest;
+import io.tideline.proto.client.InitProducerIdResponse;
 import io.tideline.proto.client.ListOffsetsPartition;
 import io.tideline.proto.client.ListOffsetsRequest;
 import io.tideline.proto.client.ListOffsetsResponse;
@@ -48,13 +51,31 @@ public final class ClientApiService extends ClientServiceGrpc.ClientServiceImplB
     private final Supplier<MetadataImage> image;
     private final ReplicaManager replicaManager;
     private final MetadataResponses metadata;
+    private final ProducerIdInitializer producerIds;
 
     public ClientApiService(int brokerId, String clusterId, Supplier<MetadataImage> image, ReplicaManager replicaManager,
-                            IntSupplier controllerId) {
+                            IntSupplier controllerId, ProducerIdInitializer producerIds) {
         this.brokerId = brokerId;
+        this.producerIds = Objects.requireNonNull(producerIds, "producerIds");
         this.image = Objects.requireNonNull(image, "image");
         this.replicaManager = Objects.requireNonNull(replicaManager, "replicaManager");
         this.metadata = new MetadataResponses(clusterId, controllerId);
+    }
+
+    // ---------------------------------------------------------------- InitProducerId
+
+    /** Kafka's InitProducerId rules ({@link ProducerIdInitializer}); a new id may wait for the controller. */
+    @Override
+    public void initProducerId(InitProducerIdRequest request, StreamObserver<InitProducerIdResponse> observer) {
+        int epoch = request.getProducerEpoch();
+        if (epoch < Short.MIN_VALUE || epoch > Short.MAX_VALUE) {
+            respond(observer, InitProducerIdResponse.newBuilder().setErrorCode(Errors.INVALID_REQUEST.code())
+                    .setProducerId(-1).setProducerEpoch(-1).build());
+            return;
+        }
+        producerIds.init(request.hasTransactionalId() ? request.getTransactionalId() : null, request.getProducerId(),
+                (short) epoch).thenAccept(r -> respond(observer, InitProducerIdResponse.newBuilder()
+                .setErrorCode(r.error().code()).setProducerId(r.producerId()).setProducerEpoch(r.producerEpoch()).build()));
     }
 
     // ---------------------------------------------------------------- Produce

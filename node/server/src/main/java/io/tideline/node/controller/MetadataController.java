@@ -17,6 +17,7 @@ public final class MetadataController {
     private final TopicHandlers topics = new TopicHandlers();
     private final PartitionHandlers partitions = new PartitionHandlers();
     private final BrokerConfigHandlers brokerConfigs = new BrokerConfigHandlers();
+    private final ProducerIdHandlers producerIds = new ProducerIdHandlers();
 
     public MetadataController(ControllerSettings settings) {
         this.brokers = new BrokerHandlers(settings);
@@ -38,6 +39,7 @@ public final class MetadataController {
             case CREATE_PARTITIONS -> topics.createPartitions(image, command.getCreatePartitions(), offset);
             case ALTER_CONFIGS -> topics.alterConfigs(image, command.getAlterConfigs());
             case ALTER_BROKER_CONFIGS -> brokerConfigs.alter(image, command.getAlterBrokerConfigs());
+            case ALLOCATE_PRODUCER_IDS -> producerIds.allocate(image, command.getAllocateProducerIds());
             case ALTER_PARTITION -> partitions.alterPartition(image, command.getAlterPartition(), ts);
             case ALTER_REASSIGNMENTS -> partitions.alterReassignments(image, command.getAlterReassignments(), ts);
             case ELECT_LEADERS -> partitions.electLeaders(image, command.getElectLeaders(), ts);

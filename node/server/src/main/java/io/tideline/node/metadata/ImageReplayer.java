@@ -43,8 +43,10 @@ public final class ImageReplayer {
         final TreeMap<Integer, SortedMap<String, String>> brokerConfigs;
         /** Topic id -> name, kept in step with {@link #topics}: records name topics by id. */
         final Map<String, String> namesById = new HashMap<>();
+        long nextProducerId;
 
         Builder(MetadataImage image) {
+            nextProducerId = image.nextProducerId();
             brokers = new TreeMap<>(image.brokers());
             topics = new TreeMap<>(image.topics());
             topics.values().forEach(t -> namesById.put(t.id(), t.name()));
@@ -97,6 +99,7 @@ public final class ImageReplayer {
                     }
                 }
                 case BROKER_CONFIG -> applyBrokerConfig(record.getBrokerConfig());
+                case PRODUCER_IDS -> applyProducerIds(record.getProducerIds().getNextProducerId());
                 case RECORD_NOT_SET -> throw new IllegalStateException("empty metadata record");
                 default -> throw new IllegalStateException("unknown metadata record " + record.getRecordCase());
             }
@@ -122,6 +125,14 @@ public final class ImageReplayer {
             }
         }
 
+        /** Producer ids only move forward: an id handed out once is never handed out again. */
+        private void applyProducerIds(long next) {
+            if (next <= nextProducerId) {
+                throw new IllegalStateException("producer ids move backwards: next " + next + " after " + nextProducerId);
+            }
+            nextProducerId = next;
+        }
+
         private void applyTopic(TopicRecord topic) {
             if (topics.containsKey(topic.getName())) {
                 throw new IllegalStateException("topic " + topic.getName() + " exists already");
@@ -144,7 +155,7 @@ public final class ImageReplayer {
         }
 
         MetadataImage build(long offset, long term) {
-            return new MetadataImage(offset, term, brokers, topics, changes, failed, brokerConfigs);
+            return new MetadataImage(offset, term, brokers, topics, changes, failed, brokerConfigs, nextProducerId);
         }
     }
 }

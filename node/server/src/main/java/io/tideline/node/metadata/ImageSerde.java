@@ -38,6 +38,7 @@ public final class ImageSerde {
             configs.forEach((k, v) -> rb.addEntries(ConfigEntry.newBuilder().setKey(k).setValue(v)));
             b.addBrokerConfigs(rb);
         });
+        b.setNextProducerId(image.nextProducerId());
         return b.build();
     }
 
@@ -76,6 +77,6 @@ public final class ImageSerde {
             brokerConfigs.put(r.getBrokerId(), Collections.unmodifiableSortedMap(configs));
         }
         return new MetadataImage(snapshot.getOffset(), snapshot.getTerm(), brokers, topics, changes, failed,
-                brokerConfigs);
+                brokerConfigs, snapshot.getNextProducerId());
     }
 }

@@ -34,11 +34,21 @@ public final class MetadataImage {
     private final Map<String, String> topicNamesById;
     /** Dynamic broker configs by broker id, -1 the cluster-wide default; no entry for an empty set. */
     private final SortedMap<Integer, SortedMap<String, String>> brokerConfigs;
+    /** The first producer id of the next block the controller hands out (ProducerIdsRecord); 0 before any. */
+    private final long nextProducerId;
 
     MetadataImage(long offset, long term, SortedMap<Integer, BrokerRegistrationRecord> brokers,
                   SortedMap<String, TopicImage> topicsByName, SortedMap<String, List<PartitionChangeRecord>> recentChanges,
                   SortedMap<String, FailedReplicaRecord> failedReplicas,
                   SortedMap<Integer, SortedMap<String, String>> brokerConfigs) {
+        this(offset, term, brokers, topicsByName, recentChanges, failedReplicas, brokerConfigs, 0L);
+    }
+
+    MetadataImage(long offset, long term, SortedMap<Integer, BrokerRegistrationRecord> brokers,
+                  SortedMap<String, TopicImage> topicsByName, SortedMap<String, List<PartitionChangeRecord>> recentChanges,
+                  SortedMap<String, FailedReplicaRecord> failedReplicas,
+                  SortedMap<Integer, SortedMap<String, String>> brokerConfigs, long nextProducerId) {
+        this.nextProducerId = nextProducerId;
         this.offset = offset;
         this.term = term;
         this.brokers = Collections.unmodifiableSortedMap(brokers);
@@ -51,6 +61,11 @@ public final class MetadataImage {
         }
         this.topicNamesById = Collections.unmodifiableMap(ids);
         this.brokerConfigs = Collections.unmodifiableSortedMap(brokerConfigs);
+    }
+
+    /** The first producer id the controller's next AllocateProducerIds block starts at; 0 before any block. */
+    public long nextProducerId() {
+        return nextProducerId;
     }
 
     /** Raft index of the last entry applied to this image. */

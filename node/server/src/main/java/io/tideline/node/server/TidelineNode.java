@@ -39,6 +39,8 @@ import io.tideline.node.metrics.JmxExport;
 import io.tideline.node.metrics.JvmMetrics;
 import io.tideline.node.metrics.MetricsHttpConfig;
 import io.tideline.node.metrics.MetricsHttpServer;
+import io.tideline.node.producer.ProducerIdInitializer;
+import io.tideline.node.producer.ProducerIdManager;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
@@ -104,6 +106,8 @@ public final class TidelineNode implements AutoCloseable {
     private MetadataFetcher fetcher;
     private ReplicaManager replicaManager;
     private BrokerLifecycle lifecycle;
+    private ProducerIdManager producerIds;
+    private ProducerIdInitializer producerIdInitializer;
     private LogDirFailureHandler logDirFailures;
     private Server server;
     private KafkaServer kafkaServer;
@@ -197,6 +201,10 @@ public final class TidelineNode implements AutoCloseable {
             replicaHandler.onDelta(delta, image);
         });
 
+        // Producer ids come from the controller in blocks; the first is asked for once the broker is registered.
+        producerIds = new ProducerIdManager(() -> controllerClient.allocateProducerIds(id, lifecycle.brokerEpoch()));
+        producerIdInitializer = new ProducerIdInitializer(producerIds);
+
         requestMemory = new RequestMemoryPool(config.queuedMaxRequestBytes());
         SocketServerMetrics.register(metrics, requestMemory);
         JvmMetrics.register(metrics);
@@ -213,7 +221,7 @@ public final class TidelineNode implements AutoCloseable {
                 .flowControlWindow(config.flowControlWindowBytes())
                 .intercept(requestMemory)
                 .addService(new ClientApiService(id, nodeConfig.clusterId(), this::image, replicaManager,
-                        () -> quorumLeaderId()))
+                        () -> quorumLeaderId(), producerIdInitializer))
                 .addService(adminService)
                 .addService(new ReplicaFetchGrpcService(replicaManager))
                 .addService(health.service())
@@ -241,6 +249,7 @@ public final class TidelineNode implements AutoCloseable {
             throw new IllegalStateException("Node " + id + " was not unfenced within " + STARTUP_TIMEOUT_MS
                     + " ms (metadata applied up to offset " + publisher.lastPublished().offset() + ")");
         }
+        producerIds.prefetch();
         health.refresh();
         scheduler.schedule("health-status", health::refresh, HEALTH_REFRESH_MS, HEALTH_REFRESH_MS);
         log.info("Node {} is serving (broker epoch {})", id, lifecycle.brokerEpoch());

@@ -5,6 +5,7 @@ import io.tideline.common.time.Time;
 import io.tideline.node.quorum.QuorumIds;
 import io.tideline.node.quorum.RatisErrors;
 import io.tideline.node.quorum.RatisMessages;
+import io.tideline.proto.metadata.AllocateProducerIds;
 import io.tideline.proto.metadata.AlterBrokerConfigs;
 import io.tideline.proto.metadata.AlterConfigs;
 import io.tideline.proto.metadata.AlterPartition;
@@ -289,6 +290,12 @@ public final class ControllerClient implements AutoCloseable {
     public CompletableFuture<ControllerResponse> reportFailedReplicas(int brokerId, long brokerEpoch, List<FailedReplica> replicas) {
         return submit(ControllerCommand.newBuilder().setReportFailedReplicas(ReportFailedReplicas.newBuilder()
                 .setBrokerId(brokerId).setBrokerEpoch(brokerEpoch).addAllReplicas(replicas)).build());
+    }
+
+    /** A block of producer ids for this broker's InitProducerId answers ({@code producer_id_block} of the response). */
+    public CompletableFuture<ControllerResponse> allocateProducerIds(int brokerId, long brokerEpoch) {
+        return submit(ControllerCommand.newBuilder().setAllocateProducerIds(AllocateProducerIds.newBuilder()
+                .setBrokerId(brokerId).setBrokerEpoch(brokerEpoch)).build());
     }
 
     /** The leader's image, or no image when the leader is still at {@code knownOffset}. */
