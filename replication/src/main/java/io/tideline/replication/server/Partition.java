@@ -375,9 +375,11 @@ public final class Partition {
                 return AppendResult.failed(ProduceResult.error(e.error(), e.getMessage()), leaderState.leaderEpoch());
             }
             boolean advanced = leaderState.maybeAdvanceHighWatermark();
+            // A duplicate waits for the high watermark like its original: it is answered at once when that is
+            // committed already, and like the original would be (NOT_LEADER_OR_FOLLOWER, timeout) when not.
             return new AppendResult(new ProduceResult(Errors.NONE, info.firstOffset(), info.lastOffset(),
-                    localLog.logStartOffset(), null, info.logAppendTime()), leaderState.leaderEpoch(), advanced, info.numRecords(),
-                    info.validBytes());
+                    localLog.logStartOffset(), null, info.logAppendTime(), info.duplicate()), leaderState.leaderEpoch(),
+                    advanced, info.numRecords(), info.validBytes());
         } finally {
             lock.unlock();
         }

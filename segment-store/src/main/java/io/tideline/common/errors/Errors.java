@@ -47,6 +47,7 @@ public enum Errors {
     OUT_OF_ORDER_SEQUENCE_NUMBER(45, false, "The batch's sequence number does not follow the producer's last one."),
     DUPLICATE_SEQUENCE_NUMBER(46, false, "The batch's sequence number repeats one already written."),
     INVALID_PRODUCER_EPOCH(47, false, "The producer's epoch is older than the one the partition knows."),
+    INVALID_TXN_STATE(48, false, "The producer attempted a transactional operation in an invalid state (no transactions are served)."),
     TRANSACTIONAL_ID_AUTHORIZATION_FAILED(53, false, "Transactional ids are not served (no transactions)."),
     KAFKA_STORAGE_ERROR(56, true, "A disk error occurred on the log directory holding this partition."),
     LOG_DIR_NOT_FOUND(57, false, "The log directory does not exist."),

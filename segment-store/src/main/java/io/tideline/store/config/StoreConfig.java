@@ -64,6 +64,11 @@ public final class StoreConfig extends AbstractConfig {
     public static final String MESSAGE_MAX_BYTES_CONFIG = "message.max.bytes";
     public static final String LOG_MESSAGE_TIMESTAMP_TYPE_CONFIG = "log.message.timestamp.type";
 
+    public static final String PRODUCER_ID_EXPIRATION_MS_CONFIG = "producer.id.expiration.ms";
+    public static final int PRODUCER_ID_EXPIRATION_MS_DEFAULT = 86_400_000;
+    public static final String PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS_CONFIG = "producer.id.expiration.check.interval.ms";
+    public static final int PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS_DEFAULT = 600_000;
+
     private static final long MS_PER_MINUTE = 60_000L;
     private static final long MS_PER_HOUR = 3_600_000L;
 
@@ -121,13 +126,23 @@ public final class StoreConfig extends AbstractConfig {
                     synonymDoc(LogConfig.MAX_MESSAGE_BYTES_CONFIG))
             .define(LOG_MESSAGE_TIMESTAMP_TYPE_CONFIG, STRING, LogConfig.MESSAGE_TIMESTAMP_TYPE_DEFAULT,
                     ValidString.in(LogConfig.CREATE_TIME, LogConfig.LOG_APPEND_TIME), MEDIUM,
-                    synonymDoc(LogConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG));
+                    synonymDoc(LogConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG))
+            .define(PRODUCER_ID_EXPIRATION_MS_CONFIG, INT, PRODUCER_ID_EXPIRATION_MS_DEFAULT, Range.atLeast(1), LOW,
+                    "How long a partition remembers an idempotent producer id after the timestamp of its last batch. "
+                    + "A retry that arrives later is no longer recognised as a duplicate; this bounds the producer "
+                    + "state each partition keeps.")
+            .define(PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS_CONFIG, INT, PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS_DEFAULT,
+                    Range.atLeast(1), LOW,
+                    "How often every partition forgets the producer ids past producer.id.expiration.ms; a producer "
+                    + "id can be remembered this much longer.");
 
     private final List<Path> logDirs;
     private final long retentionCheckIntervalMs;
     private final long offsetCheckpointIntervalMs;
     private final long startOffsetCheckpointIntervalMs;
     private final LogConfig logConfigDefaults;
+    private final int producerIdExpirationMs;
+    private final int producerIdExpirationCheckIntervalMs;
 
     private StoreConfig(Map<String, ?> props) {
         super(CONFIG, withLogDirFallback(props));
@@ -136,6 +151,8 @@ public final class StoreConfig extends AbstractConfig {
         this.offsetCheckpointIntervalMs = getLong(LOG_FLUSH_OFFSET_CHECKPOINT_INTERVAL_MS_CONFIG);
         this.startOffsetCheckpointIntervalMs = getLong(LOG_FLUSH_START_OFFSET_CHECKPOINT_INTERVAL_MS_CONFIG);
         this.logConfigDefaults = resolveLogConfigDefaults();
+        this.producerIdExpirationMs = getInt(PRODUCER_ID_EXPIRATION_MS_CONFIG);
+        this.producerIdExpirationCheckIntervalMs = getInt(PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS_CONFIG);
     }
 
     /**
@@ -170,6 +187,16 @@ public final class StoreConfig extends AbstractConfig {
     /** Interval of the log-start-offset checkpoint (log.flush.start.offset.checkpoint.interval.ms). */
     public long startOffsetCheckpointIntervalMs() {
         return startOffsetCheckpointIntervalMs;
+    }
+
+    /** producer.id.expiration.ms. */
+    public int producerIdExpirationMs() {
+        return producerIdExpirationMs;
+    }
+
+    /** producer.id.expiration.check.interval.ms. */
+    public int producerIdExpirationCheckIntervalMs() {
+        return producerIdExpirationCheckIntervalMs;
     }
 
     /** The broker-wide defaults as a LogConfig; a topic's config is this {@link LogConfig#withOverrides}. */

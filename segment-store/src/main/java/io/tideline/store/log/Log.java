@@ -10,6 +10,11 @@ import io.tideline.common.time.Time;
 import io.tideline.store.config.LogConfig;
 import io.tideline.store.epoch.EpochEndOffset;
 import io.tideline.store.epoch.LeaderEpochCache;
+import io.tideline.store.producer.BatchHeader;
+import io.tideline.store.producer.BatchMetadata;
+import io.tideline.store.producer.ProducerAppendOutcome;
+import io.tideline.store.producer.ProducerStateEntry;
+import io.tideline.store.producer.ProducerStateManager;
 import io.tideline.store.record.MemoryRecords;
 import io.tideline.store.record.RecordBatch;
 import io.tideline.store.retention.DeletionReason;
@@ -72,6 +77,12 @@ public final class Log implements AutoCloseable {
     private final ConcurrentNavigableMap<Long, LogSegment> segments = new ConcurrentSkipListMap<>();
     private final int recoveredSegmentsOnLoad;
     private final LeaderEpochCache epochCache;
+    /**
+     * The idempotent producers' state (docs/kafka-protocol.md "Idempotent producers"): checked on leader
+     * appends, updated by every append run after its bytes are in the segment, snapshotted at each roll
+     * and at close, rebuilt on open and after a truncation. Guarded by {@link #lock}.
+     */
+    private final ProducerStateManager producerState;
 
     private volatile LogConfig config;
     private volatile long logStartOffset;
@@ -124,6 +135,7 @@ public final class Log implements AutoCloseable {
         this.recoveryPoint = loaded.recoveryPoint();
         this.recoveredSegmentsOnLoad = loaded.recoveredSegments();
         this.epochCache = loaded.epochCache();
+        this.producerState = new ProducerStateManager(dir, topicPartition);
         this.highWatermarkCheckpointed = highWatermarkCheckpoint >= 0;
         this.highWatermark = clampHighWatermark(highWatermarkCheckpoint < 0 ? logEndOffset : highWatermarkCheckpoint);
     }
@@ -144,6 +156,16 @@ public final class Log implements AutoCloseable {
         LogLoader.LoadedLog loaded = LogLoader.load(dir, config, time, random, logStartOffsetCheckpoint,
                 recoveryPointCheckpoint, hadCleanShutdown);
         Log opened = new Log(dir, tp, config, time, scheduler, random, deleter, loaded, highWatermarkCheckpoint);
+        try {
+            // After an unclean stop only a snapshot at or below the recovery point describes data known to be
+            // on disk; after a clean one the snapshot close() wrote at the log end does.
+            long snapshotLimit = hadCleanShutdown ? opened.logEndOffset : Math.min(recoveryPointCheckpoint, opened.logEndOffset);
+            opened.producerState.reload(opened.logStartOffset, opened.logEndOffset, snapshotLimit,
+                    new SegmentBatchSource(opened.segments));
+        } catch (IOException | RuntimeException e) {
+            opened.abandon();
+            throw e;
+        }
         log.info("Loaded {}: {} segments, start offset {}, end offset {}, high watermark {}{}", tp,
                 opened.numberOfSegments(), opened.logStartOffset, opened.logEndOffset, opened.highWatermark,
                 loaded.recoveredSegments() > 0 ? ", recovered " + loaded.recoveredSegments() + " segments (truncated "
@@ -228,6 +250,12 @@ public final class Log implements AutoCloseable {
         try {
             ensureOpen();
             List<RecordBatch> batches = LogValidator.validateFraming(records, config);
+            List<BatchHeader> headers = new ArrayList<>(batches.size());
+            batches.forEach(b -> headers.add(BatchHeader.of(b)));
+            ProducerAppendOutcome outcome = producerState.checkLeaderAppend(headers);
+            if (outcome.isDuplicate()) {
+                return duplicateAppendInfo(outcome.duplicateOf().get());
+            }
             LogAppendInfo info = LogValidator.validateAndAssignOffsets(records, batches, logEndOffset, leaderEpoch,
                     config, time.milliseconds(), logStartOffset);
             if (leaderEpoch >= 0) {
@@ -238,6 +266,15 @@ public final class Log implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * A retry of a batch already written: nothing is written and the answer is the original's offsets, with its
+     * timestamp as the log append time when the topic uses LogAppendTime (the time the original was stamped).
+     */
+    private LogAppendInfo duplicateAppendInfo(BatchMetadata original) {
+        return new LogAppendInfo(original.firstOffset(), original.lastOffset(), original.timestamp(), original.lastOffset(),
+                config.logAppendTime() ? original.timestamp() : -1L, logStartOffset, 0, 0, true);
     }
 
     /**
@@ -318,6 +355,10 @@ public final class Log implements AutoCloseable {
                            long maxTimestamp) throws IOException {
         LogSegment segment = maybeRoll(records.sizeInBytes(), firstOffset, lastOffset, maxTimestamp);
         segment.append(records, batches);
+        // Per run, not per request: a roll before the next run snapshots the state of exactly the offsets below it.
+        for (RecordBatch batch : batches) {
+            producerState.update(BatchHeader.of(batch));
+        }
         publishEnd(lastOffset + 1, segment);
     }
 
@@ -374,6 +415,8 @@ public final class Log implements AutoCloseable {
             active.onBecomeInactiveSegment();
             LogSegment fresh = newSegment(newBaseOffset);
             segments.put(newBaseOffset, fresh);
+            // The state of every batch below the new segment: recovery replays from here, not from the log start.
+            producerState.takeSnapshot();
             // The closed segment is fsynced on the scheduler, not here: an fsync of a full segment
             // takes milliseconds to seconds and every append of this log would wait behind the lock.
             // The recovery point stays until that flush completed (flushUptoOffsetExclusive).
@@ -523,6 +566,31 @@ public final class Log implements AutoCloseable {
     /** The (epoch, start offset) entries, as in the leader-epoch-checkpoint file. */
     public List<io.tideline.store.checkpoint.EpochEntry> leaderEpochEntries() {
         return epochCache.entries();
+    }
+
+    // ---------------------------------------------------------------- idempotent producers
+
+    /** A copy of every producer's state on this replica (DescribeProducers), in producer id order. */
+    public List<ProducerStateEntry> activeProducers() {
+        lock.lock();
+        try {
+            return producerState.activeProducers();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Forgets the producer ids idle for {@code expirationMs} or more (producer.id.expiration.ms), by the
+     * timestamp of their last batch as in Kafka; returns how many. A later batch of one starts afresh.
+     */
+    public int removeExpiredProducers(long nowMs, long expirationMs) {
+        lock.lock();
+        try {
+            return closed ? 0 : producerState.removeExpiredProducers(nowMs, expirationMs);
+        } finally {
+            lock.unlock();
+        }
     }
 
     // ---------------------------------------------------------------- high watermark
@@ -752,6 +820,7 @@ public final class Log implements AutoCloseable {
                 segment.changeFileSuffixes("", LogFileNames.DELETED_SUFFIX, false);
                 renamed.add(segment);
             }
+            producerState.deleteSnapshotsBefore(segments.firstKey());
             // One directory fsync for the whole pass: per file it cost ~2 ms each, over a minute for
             // 10,000 segments (docs/performance.md).
             FileUtils.fsyncDirectory(dir);
@@ -795,6 +864,9 @@ public final class Log implements AutoCloseable {
             publishEnd(active.readNextOffset(), active);
             highWatermark = Math.min(highWatermark, logEndOffset);
             recoveryPoint = Math.min(recoveryPoint, logEndOffset);
+            // The dropped batches may have been any producer's latest: rebuilt from a snapshot at or below the
+            // new end (those above it are deleted) and the batches that remain.
+            producerState.reload(logStartOffset, logEndOffset, logEndOffset, new SegmentBatchSource(segments));
         } catch (IOException e) {
             throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Truncation of " + topicPartition + " failed", e);
         } finally {
@@ -816,6 +888,7 @@ public final class Log implements AutoCloseable {
             FileUtils.fsyncDirectory(dir);
             deleter.scheduleUnlink(all, config.fileDeleteDelayMs(), time.milliseconds());
             epochCache.clear();
+            producerState.truncateFullyAndStartAt(newOffset);
             LogSegment fresh = newSegment(newOffset);
             segments.put(newOffset, fresh);
             logStartOffset = newOffset;
@@ -931,6 +1004,11 @@ public final class Log implements AutoCloseable {
             }
             try {
                 flush();
+                // The state at the log end: a clean restart loads it and replays nothing.
+                producerState.takeSnapshot();
+            } catch (IOException e) {
+                throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Producer state snapshot of " + topicPartition
+                        + " failed", e);
             } finally {
                 // Released even when the flush failed (the error goes to the caller, which then
                 // leaves no clean-shutdown marker): a flush scheduled by a roll finds the log closed.
@@ -967,6 +1045,7 @@ public final class Log implements AutoCloseable {
                 deleter.unlinkedNow(segment, time.milliseconds());
             }
             segments.clear();
+            producerState.deleteAllSnapshots();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } finally {

@@ -116,7 +116,27 @@ public final class LogManager implements AutoCloseable {
             tasks.add(scheduler.schedule("kafka-log-start-offset-checkpoint", this::checkpointLogStartOffsets,
                     config.startOffsetCheckpointIntervalMs(), config.startOffsetCheckpointIntervalMs()));
         }
+        long expirationCheck = config.producerIdExpirationCheckIntervalMs();
+        tasks.add(scheduler.schedule("PeriodicProducerExpirationCheck", this::removeExpiredProducers,
+                expirationCheck, expirationCheck));
         started = true;
+    }
+
+    /**
+     * Every log forgets its producer ids idle past producer.id.expiration.ms (the scheduled
+     * "PeriodicProducerExpirationCheck", Kafka's task name); returns how many were forgotten.
+     */
+    public int removeExpiredProducers() {
+        long now = time.milliseconds();
+        int removed = 0;
+        for (Log l : logs.values()) {
+            try {
+                removed += l.removeExpiredProducers(now, config.producerIdExpirationMs());
+            } catch (RuntimeException e) {
+                log.warn("Producer id expiration of {} failed: {}", l.topicPartition(), e.toString());
+            }
+        }
+        return removed;
     }
 
     private void loadLogs(LogDirectory dir) throws IOException {

@@ -68,8 +68,8 @@ public final class RecordBatch {
 
     private static final int COMPRESSION_MASK = 0x07;
     private static final int TIMESTAMP_TYPE_MASK = 0x08;
-    private static final int TRANSACTIONAL_MASK = 0x10;
-    private static final int CONTROL_MASK = 0x20;
+    public static final int TRANSACTIONAL_MASK = 0x10;
+    public static final int CONTROL_MASK = 0x20;
 
     private final ByteBuffer buffer;
 

@@ -45,6 +45,26 @@ public final class FileBatch {
         return header.getInt(RecordBatch.PARTITION_LEADER_EPOCH_OFFSET);
     }
 
+    public long producerId() {
+        return header.getLong(RecordBatch.PRODUCER_ID_OFFSET);
+    }
+
+    public short producerEpoch() {
+        return header.getShort(RecordBatch.PRODUCER_EPOCH_OFFSET);
+    }
+
+    public int baseSequence() {
+        return header.getInt(RecordBatch.BASE_SEQUENCE_OFFSET);
+    }
+
+    public int lastOffsetDelta() {
+        return header.getInt(RecordBatch.LAST_OFFSET_DELTA_OFFSET);
+    }
+
+    public short attributes() {
+        return header.getShort(RecordBatch.ATTRIBUTES_OFFSET);
+    }
+
     public byte magic() {
         return header.get(RecordBatch.MAGIC_OFFSET);
     }

@@ -180,7 +180,8 @@ final class LogTestSupport implements AutoCloseable {
     static List<String> fileNames(Path dir) {
         try (Stream<Path> files = Files.list(dir)) {
             return files.map(p -> p.getFileName().toString())
-                    .filter(name -> !name.equals(LogFileNames.LEADER_EPOCH_CHECKPOINT)).sorted().toList();
+                    .filter(name -> !name.equals(LogFileNames.LEADER_EPOCH_CHECKPOINT))
+                    .filter(name -> !name.endsWith(".snapshot")).sorted().toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
