@@ -44,6 +44,7 @@ DIR="${TIDELINE_CLUSTER_DIR:-$ROOT/data/cluster}"
 CLIENT_PORT_BASE="${TIDELINE_CLIENT_PORT_BASE:-9091}"
 QUORUM_PORT_BASE="${TIDELINE_QUORUM_PORT_BASE:-9191}"
 METRICS_PORT_BASE="${TIDELINE_METRICS_PORT_BASE:-9291}"
+KAFKA_PORT_BASE="${TIDELINE_KAFKA_PORT_BASE:-9391}"
 START_TIMEOUT_S="${TIDELINE_START_TIMEOUT_S:-120}"
 STOP_TIMEOUT_S="${TIDELINE_STOP_TIMEOUT_S:-60}"
 # Below STOP_TIMEOUT_S: the last nodes of a cluster going down have no quorum left to confirm their
@@ -66,6 +67,7 @@ usage() {
 client_port() { echo $((CLIENT_PORT_BASE + $1)); }
 quorum_port() { echo $((QUORUM_PORT_BASE + $1)); }
 metrics_port() { echo $((METRICS_PORT_BASE + $1)); }
+kafka_port() { echo $((KAFKA_PORT_BASE + $1)); }
 
 # Node ids of the cluster in $DIR (from its generated configs), ascending.
 node_ids() {
@@ -163,6 +165,9 @@ advertised.listeners=PLAINTEXT://127.0.0.1:$(client_port "$i")
 log.dirs=$DIR/node-$i/logs
 metadata.log.dir=$DIR/node-$i/metadata
 controlled.shutdown.timeout.ms=$CONTROLLED_SHUTDOWN_TIMEOUT_MS
+# Kafka's binary protocol, for Apache Kafka's own clients and tools.
+kafka.listeners=KAFKA://127.0.0.1:$(kafka_port "$i")
+kafka.advertised.listeners=KAFKA://127.0.0.1:$(kafka_port "$i")
 # Prometheus text at http://127.0.0.1:<port>/metrics, and /health.
 metrics.http.host=127.0.0.1
 metrics.http.port=$(metrics_port "$i")
@@ -471,6 +476,9 @@ cmd_status() {
     local bootstrap
     bootstrap="$(prop "${serving[0]}" listeners | sed 's#^.*://##')"
     echo "bootstrap server: $bootstrap"
+    local kafka
+    kafka="$(prop "${serving[0]}" kafka.advertised.listeners | sed 's#^.*://##')"
+    [[ -z "$kafka" ]] || echo "kafka bootstrap server: $kafka"
     # The admin CLI reports these from the cluster's metadata once it exists.
     if has_admin_cli; then
         cluster_view "$bootstrap"
