@@ -52,8 +52,9 @@ class KafkaToolsTest {
      */
     private static final boolean IDEMPOTENCE = false;
 
+    /** Static: one directory for the class's one cluster, there before {@code @BeforeAll}. */
     @TempDir
-    Path dir;
+    static Path dir;
 
     private ScriptCluster cluster;
     private KafkaTools kafka;
@@ -133,7 +134,7 @@ class KafkaToolsTest {
         createTopic("perf", 3, 3);
         ChildProcess.Result perf = kafka.run(Duration.ofSeconds(120), KafkaTools.PRODUCER_PERFORMANCE, "--topic", "perf",
                 "--num-records", String.valueOf(PERF_RECORDS), "--record-size", "100", "--throughput", "-1",
-                "--producer-props", "bootstrap.servers=" + bootstrap, "acks=all", "enable.idempotence=" + IDEMPOTENCE,
+                "--bootstrap-server", bootstrap, "--command-property", "acks=all", "enable.idempotence=" + IDEMPOTENCE,
                 "delivery.timeout.ms=60000").assertSucceeded();
         assertTrue(Pattern.compile("(?m)^" + PERF_RECORDS + " records sent, [0-9.]+ records/sec .* 99\\.9th\\.$")
                 .matcher(perf.stdout()).find(), perf.toString());
@@ -182,7 +183,7 @@ class KafkaToolsTest {
     @Order(5)
     void consumerPerformanceInAGroupThenConsumerGroupsDescribeAndReset() throws Exception {
         ChildProcess.Result perf = kafka.run(Duration.ofSeconds(120), KafkaTools.CONSUMER_PERFORMANCE,
-                "--bootstrap-server", bootstrap, "--topic", "perf", "--messages", String.valueOf(PERF_RECORDS),
+                "--bootstrap-server", bootstrap, "--topic", "perf", "--num-records", String.valueOf(PERF_RECORDS),
                 "--group", "perf-group", "--timeout", "30000").assertSucceeded();
         String row = perf.stdout().lines().filter(l -> l.matches("^\\d{4}-\\d{2}-\\d{2} .*")).reduce((a, b) -> b)
                 .orElseThrow(() -> new AssertionError("no result row: " + perf));
