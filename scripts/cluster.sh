@@ -21,7 +21,9 @@
 # files, and still running the node it started, are ever signalled.
 #
 # Node i (1-based) serves clients on 127.0.0.1:(9091+i), so the bootstrap address is 127.0.0.1:9092; its
-# metadata quorum (Ratis) port is 9191+i, its metrics endpoint http://127.0.0.1:(9291+i)/metrics. Everything lives under data/cluster of the repository:
+# metadata quorum (Ratis) port is 9191+i, its metrics endpoint http://127.0.0.1:(9291+i)/metrics, and its Kafka
+# protocol listener (Apache Kafka's clients and tools, docs/kafka-protocol.md) 127.0.0.1:(9391+i), so Kafka's
+# bootstrap address is 127.0.0.1:9392. Everything lives under data/cluster of the repository:
 #   node-i/logs, node-i/metadata   the node's log dir and metadata log dir
 #   node-i.properties              its generated config (the keys of `tideline server --config`)
 #   node-i.pid, node-i.log         its process id and its output (the previous run's in node-i.log.prev)
@@ -31,7 +33,7 @@
 #
 # Environment (defaults in brackets):
 #   TIDELINE_CLUSTER_DIR [<repo>/data/cluster]   TIDELINE_CLIENT_PORT_BASE [9091]   TIDELINE_QUORUM_PORT_BASE [9191]
-#   TIDELINE_METRICS_PORT_BASE [9291]
+#   TIDELINE_METRICS_PORT_BASE [9291]   TIDELINE_KAFKA_PORT_BASE [9391]
 #   TIDELINE_START_TIMEOUT_S [120]   TIDELINE_STOP_TIMEOUT_S [60]
 #   JAVA_OPTS: extra JVM options of each node (e.g. -Xmx256m); TIDELINE_CLASSPATH: run from this class path
 #   instead of the built jars (see scripts/tideline).
@@ -162,12 +164,11 @@ process.roles=broker,controller
 controller.quorum.voters=$voters
 listeners=PLAINTEXT://127.0.0.1:$(client_port "$i")
 advertised.listeners=PLAINTEXT://127.0.0.1:$(client_port "$i")
+# Kafka's binary protocol, for Apache Kafka's own clients and tools.
+kafka.listeners=PLAINTEXT://127.0.0.1:$(kafka_port "$i")
 log.dirs=$DIR/node-$i/logs
 metadata.log.dir=$DIR/node-$i/metadata
 controlled.shutdown.timeout.ms=$CONTROLLED_SHUTDOWN_TIMEOUT_MS
-# Kafka's binary protocol, for Apache Kafka's own clients and tools.
-kafka.listeners=KAFKA://127.0.0.1:$(kafka_port "$i")
-kafka.advertised.listeners=KAFKA://127.0.0.1:$(kafka_port "$i")
 # Prometheus text at http://127.0.0.1:<port>/metrics, and /health.
 metrics.http.host=127.0.0.1
 metrics.http.port=$(metrics_port "$i")
@@ -192,7 +193,7 @@ start_node() {
     # a caller reading our output is not held open by the nodes.
     nohup "$ROOT/scripts/tideline" server --config "$DIR/node-$i.properties" < /dev/null > "$log" 2>&1 &
     echo $! > "$DIR/node-$i.pid"
-    echo "node $i: started (pid $!, clients 127.0.0.1:$(client_port "$i"), quorum 127.0.0.1:$(quorum_port "$i"), metrics http://127.0.0.1:$(metrics_port "$i")/metrics, log $log)"
+    echo "node $i: started (pid $!, clients 127.0.0.1:$(client_port "$i"), quorum 127.0.0.1:$(quorum_port "$i"), metrics http://127.0.0.1:$(metrics_port "$i")/metrics, kafka 127.0.0.1:$(kafka_port "$i"), log $log)"
 }
 
 # "is serving" is logged only once the controller has unfenced the broker, so it proves the node takes
@@ -476,9 +477,12 @@ cmd_status() {
     local bootstrap
     bootstrap="$(prop "${serving[0]}" listeners | sed 's#^.*://##')"
     echo "bootstrap server: $bootstrap"
+    # Kafka clients' bootstrap.servers; absent from a cluster generated before the Kafka listener existed.
     local kafka
-    kafka="$(prop "${serving[0]}" kafka.advertised.listeners | sed 's#^.*://##')"
-    [[ -z "$kafka" ]] || echo "kafka bootstrap server: $kafka"
+    kafka="$(prop "${serving[0]}" kafka.listeners | sed 's#^.*://##')"
+    if [[ -n "$kafka" ]]; then
+        echo "kafka bootstrap server: $kafka"
+    fi
     # The admin CLI reports these from the cluster's metadata once it exists.
     if has_admin_cli; then
         cluster_view "$bootstrap"

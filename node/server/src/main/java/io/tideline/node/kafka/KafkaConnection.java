@@ -56,6 +56,8 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     private byte[] frame;
     private int filled;
     private String peer = "?";
+    /** The peer's address, null for a channel that has none (a test's embedded channel). */
+    private InetSocketAddress peerAddress;
 
     KafkaConnection(KafkaApis apis, Executor handlers, RequestMemoryPool memory, int maxRequestBytes,
                     KafkaListenerMetrics metrics) {
@@ -71,6 +73,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
         this.ctx = ctx;
         this.pending = ctx.alloc().buffer();
         if (ctx.channel().remoteAddress() instanceof InetSocketAddress a) {
+            peerAddress = a;
             peer = a.getAddress().getHostAddress() + ":" + a.getPort();
         }
         metrics.connectionOpened();
@@ -149,8 +152,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     }
 
     private void onFrame() {
-        RequestDecoder.Decoded decoded = RequestDecoder.decode(ByteBuffer.wrap(frame), apis,
-                (InetSocketAddress) ctx.channel().remoteAddress());
+        RequestDecoder.Decoded decoded = RequestDecoder.decode(ByteBuffer.wrap(frame), apis, peerAddress);
         frame = null;
         if (decoded instanceof RequestDecoder.Malformed m) {
             closeMalformed(m.reason());

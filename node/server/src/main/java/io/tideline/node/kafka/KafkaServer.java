@@ -77,6 +77,11 @@ public final class KafkaServer implements AutoCloseable {
         return ((InetSocketAddress) serverChannel.localAddress()).getPort();
     }
 
+    /** What this listener serves; ApiVersions answers exactly these. */
+    public KafkaApis apis() {
+        return apis;
+    }
+
     public int connectionCount() {
         return metrics.connectionCount();
     }

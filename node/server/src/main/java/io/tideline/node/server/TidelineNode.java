@@ -17,6 +17,7 @@ import io.tideline.node.config.BrokerConfigResolver;
 import io.tideline.node.config.NodeConfig;
 import io.tideline.node.controller.ControllerSettings;
 import io.tideline.node.controller.client.ControllerClient;
+import io.tideline.node.kafka.KafkaApis;
 import io.tideline.node.kafka.KafkaListenerConfig;
 import io.tideline.node.kafka.KafkaServer;
 import io.tideline.node.kafka.KafkaServices;
@@ -379,6 +380,11 @@ public final class TidelineNode implements AutoCloseable {
     /** The Kafka listener's bound port; empty when the node has no Kafka listener. */
     public Optional<Integer> kafkaPort() {
         return Optional.ofNullable(kafkaServer).map(KafkaServer::boundPort);
+    }
+
+    /** The APIs of the Kafka listener; empty when the node has none. */
+    public Optional<KafkaApis> kafkaApis() {
+        return Optional.ofNullable(kafkaServer).map(KafkaServer::apis);
     }
 
     public int nodeId() {

@@ -33,7 +33,7 @@ import java.util.stream.Stream;
 import org.awaitility.Awaitility;
 
 /** Helpers shared by the client API tests: batches, topic creation, leader lookup, log fingerprints. */
-final class ApiTestSupport {
+public final class ApiTestSupport {
     private ApiTestSupport() {
     }
 
@@ -59,7 +59,7 @@ final class ApiTestSupport {
                 .map(r -> new String(r.value(), java.nio.charset.StandardCharsets.UTF_8)).toList();
     }
 
-    static NewTopic newTopic(String name, int partitions, int replicationFactor, Map<String, String> configs) {
+    public static NewTopic newTopic(String name, int partitions, int replicationFactor, Map<String, String> configs) {
         NewTopic.Builder t = NewTopic.newBuilder().setName(name).setNumPartitions(partitions)
                 .setReplicationFactor(replicationFactor);
         configs.forEach((k, v) -> t.addConfigs(ConfigValue.newBuilder().setKey(k).setValue(v)));
@@ -70,7 +70,7 @@ final class ApiTestSupport {
      * Creates topics in one request through node {@code via} and waits until every partition has a serving
      * leader and a full ISR.
      */
-    static void createTopics(NodeTestCluster cluster, int via, NewTopic... topics) {
+    public static void createTopics(NodeTestCluster cluster, int via, NewTopic... topics) {
         CreateTopicsResponse created = cluster.admin(via).createTopics(CreateTopicsRequest.newBuilder()
                 .addAllTopics(List.of(topics)).build());
         created.getResultsList().forEach(r -> assertEquals(Errors.NONE.code(), r.getErrorCode(), created.toString()));
@@ -108,7 +108,7 @@ final class ApiTestSupport {
      * high watermark and a digest of every segment file's bytes; plus the topic names in the metadata image.
      * Two equal fingerprints mean nothing was written, deleted or moved.
      */
-    static Map<String, String> fingerprint(TidelineNode node) {
+    public static Map<String, String> fingerprint(TidelineNode node) {
         Map<String, String> out = new TreeMap<>();
         out.put("topics", node.image().topics().keySet().toString());
         for (Log log : node.logManager().allLogs()) {

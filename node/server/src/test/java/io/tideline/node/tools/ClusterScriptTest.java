@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tideline.testsupport.ports.Ports;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -49,6 +51,7 @@ class ClusterScriptTest {
     private int clientPortBase;
     private int quorumPortBase;
     private int metricsPortBase;
+    private int kafkaPortBase;
 
     /** A finished command: exit code and everything it printed (stdout then stderr interleaved). */
     record Result(int exitCode, String output) {
@@ -61,9 +64,10 @@ class ClusterScriptTest {
     @BeforeEach
     void pickPortsAndDir() {
         clusterDir = dir.resolve("cluster");
-        clientPortBase = Ports.base(3 * NODES);
+        clientPortBase = Ports.base(4 * NODES);
         quorumPortBase = clientPortBase + NODES;
         metricsPortBase = quorumPortBase + NODES;
+        kafkaPortBase = metricsPortBase + NODES;
         assertTrue(Files.isExecutable(REPO.resolve("scripts/cluster.sh")), "run from the node module of the repository");
     }
 
@@ -101,6 +105,13 @@ class ClusterScriptTest {
         assertTrue(Pattern.compile("(?m)^brokers: 1 RUNNING \\(applied \\d+\\), 2 RUNNING \\(applied \\d+\\), "
                 + "3 RUNNING \\(applied \\d+\\)$").matcher(status.output()).find(), status.output());
         assertTrue(status.output().contains("\nfenced brokers: none\n"), status.output());
+        // Kafka clients' bootstrap.servers: the Kafka listener of the first serving node.
+        assertTrue(Pattern.compile("(?m)^kafka bootstrap server: 127\\.0\\.0\\.1:" + (kafkaPortBase + 1) + "$")
+                .matcher(status.output()).find(), status.output());
+        try (Admin kafkaAdmin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                "127.0.0.1:" + (kafkaPortBase + 1)))) {
+            assertEquals(NODES, kafkaAdmin.describeCluster().nodes().get(30, TimeUnit.SECONDS).size());
+        }
 
         assertTrue(status.output().contains("under-replicated partitions:"), status.output());
         usersDayOne();
@@ -386,6 +397,7 @@ class ClusterScriptTest {
         env.put("TIDELINE_CLIENT_PORT_BASE", String.valueOf(clientPortBase));
         env.put("TIDELINE_QUORUM_PORT_BASE", String.valueOf(quorumPortBase));
         env.put("TIDELINE_METRICS_PORT_BASE", String.valueOf(metricsPortBase));
+        env.put("TIDELINE_KAFKA_PORT_BASE", String.valueOf(kafkaPortBase));
         env.put("TIDELINE_CLASSPATH", System.getProperty("java.class.path"));
         // Three JVMs next to this one on two cores: small heaps and a JIT that starts fast.
         env.put("JAVA_OPTS", "-Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1");

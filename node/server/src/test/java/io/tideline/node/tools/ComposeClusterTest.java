@@ -349,16 +349,17 @@ class ComposeClusterTest {
     }
 
     /**
-     * A TIDELINE_PORT_PREFIX whose nine ports (clients P092-P094, quorum P192-P194, metrics P292-P294) are free on
+     * A TIDELINE_PORT_PREFIX whose twelve ports (clients P092-P094, quorum P192-P194, metrics P292-P294, Kafka
+     * P392-P394) are free on
      * loopback and reserved (test-support Ports). 10-32: below the ephemeral range (32768-), away from cluster.sh's
      * 9092-9294.
      */
     private static int freePortPrefix() {
         for (int attempt = 0; attempt < 100; attempt++) {
             int prefix = ThreadLocalRandom.current().nextInt(10, 33);
-            int[] ports = new int[3 * NODES];
+            int[] ports = new int[4 * NODES];
             int n = 0;
-            for (String group : List.of("09", "19", "29")) {
+            for (String group : List.of("09", "19", "29", "39")) {
                 for (int i = 1; i <= NODES; i++) {
                     ports[n++] = Integer.parseInt(prefix + group + (1 + i));
                 }

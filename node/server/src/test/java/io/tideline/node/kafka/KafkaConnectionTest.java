@@ -1,0 +1,298 @@
+package io.tideline.node.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.codahale.metrics.MetricRegistry;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.tideline.node.server.RequestMemoryPool;
+import io.tideline.node.testutil.LogCapture;
+import io.tideline.store.segment.FileRecords;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import org.apache.kafka.common.errors.CoordinatorNotAvailableException;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.ListGroupsRequestData;
+import org.apache.kafka.common.message.ListGroupsResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.requests.FetchResponse;
+import org.apache.kafka.common.requests.ListGroupsRequest;
+import org.apache.kafka.common.requests.ListGroupsResponse;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * One {@link KafkaConnection} on an embedded channel, with APIs whose answers the test completes: order, the
+ * memory pool, null answers, failed futures, versions not served, and stored slices as file regions.
+ */
+class KafkaConnectionTest {
+    private static final short LIST_GROUPS_V3 = 3;
+
+    @TempDir
+    Path dir;
+
+    private final List<CompletableFuture<ApiMessage>> pending = new ArrayList<>();
+    private final List<KafkaRequest> handled = new ArrayList<>();
+    private final RequestMemoryPool memory = new RequestMemoryPool(1 << 20);
+    private EmbeddedChannel channel;
+
+    /** An API that records each request and answers with a future the test completes. */
+    private record TestApi(ApiKeys key, short minVersion, short maxVersion,
+                           Function<KafkaRequest, CompletableFuture<ApiMessage>> answer) implements KafkaApi {
+        @Override
+        public CompletableFuture<? extends ApiMessage> handle(KafkaRequest request) {
+            return answer.apply(request);
+        }
+    }
+
+    private CompletableFuture<ApiMessage> deferred(KafkaRequest request) {
+        handled.add(request);
+        CompletableFuture<ApiMessage> f = new CompletableFuture<>();
+        pending.add(f);
+        return f;
+    }
+
+    private void open(KafkaApi... extra) {
+        KafkaApis apis = new KafkaApis();
+        apis.register(new ApiVersionsApi(apis));
+        for (KafkaApi api : extra) {
+            apis.register(api);
+        }
+        channel = new EmbeddedChannel(new KafkaConnection(apis, Runnable::run, memory, 64 * 1024,
+                new KafkaListenerMetrics(new MetricRegistry(), "PLAINTEXT")));
+    }
+
+    private void openWithListGroups() {
+        open(new TestApi(ApiKeys.LIST_GROUPS, (short) 0, LIST_GROUPS_V3, this::deferred));
+    }
+
+    @AfterEach
+    void close() {
+        if (channel != null) {
+            channel.finishAndReleaseAll();
+        }
+    }
+
+    private static ListGroupsRequest listGroups(short version) {
+        return new ListGroupsRequest(new ListGroupsRequestData(), version);
+    }
+
+    private void send(AbstractRequest request, int correlationId) {
+        channel.writeInbound(Unpooled.wrappedBuffer(KafkaWire.frame(KafkaWire.request(request, correlationId))));
+        channel.runPendingTasks();
+    }
+
+    /** The next answer, one buffer, parsed for {@code request} and checked for its correlation id. */
+    private AbstractResponse answer(AbstractRequest request, int correlationId) {
+        ByteBuf out = channel.readOutbound();
+        try {
+            ByteBuffer b = out.nioBuffer();
+            assertEquals(b.remaining() - 4, b.getInt());
+            return AbstractResponse.parseResponse(b, KafkaWire.headerOf(request, correlationId));
+        } finally {
+            out.release();
+        }
+    }
+
+    private static Errors errorOf(AbstractResponse response) {
+        return Errors.forCode(((ListGroupsResponse) response).data().errorCode());
+    }
+
+    private void complete(int index, ApiMessage response) {
+        pending.get(index).complete(response);
+        channel.runPendingTasks();
+    }
+
+    @Test
+    void requestsAreAnsweredOneAtATimeInOrder() {
+        openWithListGroups();
+        ListGroupsRequest request = listGroups(LIST_GROUPS_V3);
+        byte[] two = KafkaWire.concat(KafkaWire.frame(KafkaWire.request(request, 1)),
+                KafkaWire.frame(KafkaWire.request(request, 2)));
+        channel.writeInbound(Unpooled.wrappedBuffer(two));
+        channel.runPendingTasks();
+        // The second request waits in the buffer until the first is answered.
+        assertEquals(1, handled.size());
+        assertFalse(channel.config().isAutoRead(), "reading is off while a request is in flight");
+        assertEquals(0, memory.used(), "the request's bytes are given back once its handler returned");
+
+        complete(0, new ListGroupsResponseData().setErrorCode(Errors.NONE.code()));
+        assertEquals(Errors.NONE, errorOf(answer(request, 1)));
+        assertEquals(2, handled.size());
+        assertEquals(2, handled.get(1).header().correlationId());
+        assertNull(channel.readOutbound());
+
+        complete(1, new ListGroupsResponseData().setErrorCode(Errors.COORDINATOR_LOAD_IN_PROGRESS.code()));
+        assertEquals(Errors.COORDINATOR_LOAD_IN_PROGRESS, errorOf(answer(request, 2)));
+        assertTrue(channel.config().isAutoRead(), "reading again once nothing is in flight");
+    }
+
+    @Test
+    void aNullAnswerSendsNothingAndTheNextRequestIsRead() {
+        openWithListGroups();
+        ListGroupsRequest request = listGroups(LIST_GROUPS_V3);
+        send(request, 1);
+        complete(0, null);
+        assertNull(channel.readOutbound());
+        send(request, 2);
+        assertEquals(2, handled.size());
+        assertTrue(channel.isActive());
+    }
+
+    @Test
+    void aFailedFutureIsAnsweredWithTheApisErrorResponse() {
+        openWithListGroups();
+        ListGroupsRequest request = listGroups(LIST_GROUPS_V3);
+        try (LogCapture logs = new LogCapture()) {
+            send(request, 1);
+            pending.get(0).completeExceptionally(new CoordinatorNotAvailableException("not yet"));
+            channel.runPendingTasks();
+            assertEquals(Errors.COORDINATOR_NOT_AVAILABLE, errorOf(answer(request, 1)));
+            assertEquals(List.of(), logs.errors(), "a Kafka ApiException is an answer, not a server error");
+
+            send(request, 2);
+            pending.get(1).completeExceptionally(new IllegalStateException("bug"));
+            channel.runPendingTasks();
+            assertEquals(Errors.UNKNOWN_SERVER_ERROR, errorOf(answer(request, 2)));
+            assertEquals(1, logs.errors().size(), logs.errors().toString());
+        }
+    }
+
+    @Test
+    void anApiThatThrowsIsAnsweredWithUnknownServerError() {
+        open(new TestApi(ApiKeys.LIST_GROUPS, (short) 0, LIST_GROUPS_V3, r -> {
+            throw new IllegalArgumentException("thrown, not a failed future");
+        }));
+        ListGroupsRequest request = listGroups(LIST_GROUPS_V3);
+        try (LogCapture logs = new LogCapture()) {
+            send(request, 1);
+            assertEquals(Errors.UNKNOWN_SERVER_ERROR, errorOf(answer(request, 1)));
+            assertEquals(1, logs.errors().size());
+        }
+        assertEquals(0, memory.used());
+    }
+
+    @Test
+    void aServedKeyAtAVersionNotServedGetsUnsupportedVersion() {
+        openWithListGroups();
+        ListGroupsRequest v4 = listGroups((short) 4);
+        send(v4, 9);
+        assertEquals(Errors.UNSUPPORTED_VERSION, errorOf(answer(v4, 9)));
+        assertTrue(handled.isEmpty(), "the API never sees a version it does not serve");
+        assertTrue(channel.isActive());
+    }
+
+    @Test
+    void aRequestWaitsForRoomInTheRequestMemoryPool() {
+        openWithListGroups();
+        long capacity = memory.capacity();
+        memory.acquire(capacity, () -> { });
+        ListGroupsRequest request = listGroups(LIST_GROUPS_V3);
+        send(request, 1);
+        assertTrue(handled.isEmpty(), "no room: the request is not read");
+        assertEquals(1, memory.waitingCount());
+        memory.release(capacity);
+        channel.runPendingTasks();
+        assertEquals(1, handled.size());
+        assertEquals(0, memory.used());
+    }
+
+    private FileRecords storedBytes(byte[] content) throws Exception {
+        Path file = dir.resolve("00000000000000000000.log");
+        Files.write(file, content);
+        return FileRecords.open(file);
+    }
+
+    private static FetchRequest fetch() {
+        return new FetchRequest(new FetchRequestData().setReplicaId(-1).setMaxWaitMs(0).setMinBytes(1)
+                .setTopics(new ArrayList<>(List.of(new FetchRequestData.FetchTopic().setTopic("t")
+                        .setPartitions(new ArrayList<>(List.of(new FetchRequestData.FetchPartition()
+                                .setPartition(0).setFetchOffset(0).setPartitionMaxBytes(1024))))))), (short) 12);
+    }
+
+    private static FetchResponseData fetchAnswer(SliceRecords records) {
+        return new FetchResponseData().setResponses(new ArrayList<>(List.of(new FetchResponseData.FetchableTopicResponse()
+                .setTopic("t").setPartitions(new ArrayList<>(List.of(new FetchResponseData.PartitionData()
+                        .setPartitionIndex(0).setHighWatermark(5).setRecords(records)))))));
+    }
+
+    @Test
+    void storedSlicesGoOutAsFileRegionsBetweenBuffersAndAreClosedOnceSent() throws Exception {
+        open(new TestApi(ApiKeys.FETCH, (short) 4, (short) 12, this::deferred));
+        byte[] stored = new byte[300];
+        for (int i = 0; i < stored.length; i++) {
+            stored[i] = (byte) i;
+        }
+        FileRecords file = storedBytes(stored);
+        SliceRecords slice = new SliceRecords(file.slice(0, stored.length));
+        file.close();
+        FetchRequest request = fetch();
+        send(request, 3);
+        complete(0, fetchAnswer(slice));
+
+        ByteArrayOutputStream wire = new ByteArrayOutputStream();
+        List<Class<?>> kinds = new ArrayList<>();
+        Object part;
+        while ((part = channel.readOutbound()) != null) {
+            kinds.add(part.getClass());
+            if (part instanceof ByteBuf b) {
+                byte[] bytes = new byte[b.readableBytes()];
+                b.readBytes(bytes);
+                wire.write(bytes);
+                b.release();
+            } else {
+                SliceRegion region = assertInstanceOf(SliceRegion.class, part);
+                long sent = 0;
+                while (sent < region.count()) {
+                    sent += region.transferTo(Channels.newChannel(wire), sent);
+                }
+                assertTrue(file.isOpen(), "open while being sent");
+                region.release();
+            }
+        }
+        assertEquals(List.of(kinds.get(0), SliceRegion.class, kinds.get(0)), kinds);
+        ByteBuffer frame = ByteBuffer.wrap(wire.toByteArray());
+        assertEquals(frame.remaining() - 4, frame.getInt());
+        FetchResponse parsed = (FetchResponse) AbstractResponse.parseResponse(frame, KafkaWire.headerOf(request, 3));
+        FetchResponseData.PartitionData p = parsed.data().responses().get(0).partitions().get(0);
+        ByteBuffer records = ((org.apache.kafka.common.record.internal.MemoryRecords) p.records()).buffer();
+        byte[] got = new byte[records.remaining()];
+        records.get(got);
+        assertArrayEquals(stored, got, "the stored bytes, unchanged");
+        assertFalse(file.isOpen(), "the slice let go of the segment file once sent");
+    }
+
+    @Test
+    void aSliceOfAnAnswerThatCanNoLongerBeSentIsClosed() throws Exception {
+        open(new TestApi(ApiKeys.FETCH, (short) 4, (short) 12, this::deferred));
+        FileRecords file = storedBytes(new byte[64]);
+        SliceRecords slice = new SliceRecords(file.slice(0, 64));
+        file.close();
+        send(fetch(), 3);
+        channel.close();
+        channel.runPendingTasks();
+        assertTrue(file.isOpen(), "the test holds a slice");
+        complete(0, fetchAnswer(slice));
+        assertFalse(file.isOpen(), "the unsent slice let go of the segment file");
+    }
+}
