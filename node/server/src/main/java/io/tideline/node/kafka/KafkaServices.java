@@ -6,6 +6,8 @@ import io.tideline.common.time.Time;
 import io.tideline.node.api.AdminApiService;
 import io.tideline.node.config.BrokerConfigResolver;
 import io.tideline.node.controller.client.ControllerClient;
+import io.tideline.node.kafka.data.DataApis;
+import io.tideline.node.kafka.data.FetchStats;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.node.server.ServerConfig;
 import io.tideline.replication.server.ReplicaManager;
@@ -40,6 +42,8 @@ public final class KafkaServices {
         apis.register(new ApiVersionsApi(apis));
         apis.register(new MetadataApi(node.nodeId(), node.clusterId(), node.listenerName(), node.image(),
                 node.quorumLeaderId()));
+        apis.registerAll(DataApis.create(node.nodeId(), node.image(), node.replicaManager(),
+                FetchStats.registeredIn(node.metrics())));
         return apis;
     }
 }

@@ -99,7 +99,7 @@ public final class ApiTestSupport {
                 .getPartitions(partition);
     }
 
-    static Log log(TidelineNode node, String topic, int partition) {
+    public static Log log(TidelineNode node, String topic, int partition) {
         return node.logManager().getLog(new TopicPartition(topic, partition)).orElseThrow();
     }
 

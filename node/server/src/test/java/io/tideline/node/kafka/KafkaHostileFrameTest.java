@@ -196,7 +196,37 @@ class KafkaHostileFrameTest {
                         .setClientSoftwareName("bad name!").setClientSoftwareVersion("1"), (short) 3), 9)),
                 answers(KafkaWire.headerOf(apiVersionsV3, 9), r -> assertEquals(Errors.INVALID_REQUEST.code(),
                         ((ApiVersionsResponse) r).data().errorCode()))));
+        // Record batches (docs/kafka-protocol.md, "Produce and fetch"): a well-formed Produce whose records are not
+        // a batch the store accepts. The store's own validation answers, per partition, with Kafka's codes.
+        rows.add(refusedProduce("record batch with a bad CRC", RecordBatchFrames.badCrc(), Errors.CORRUPT_MESSAGE));
+        rows.add(refusedProduce("record batch with a negative record count (CRC matching)",
+                RecordBatchFrames.negativeRecordCount(), Errors.CORRUPT_MESSAGE));
+        rows.add(refusedProduce("record batch whose length exceeds the records field",
+                RecordBatchFrames.lengthBeyondRecordsField(), Errors.CORRUPT_MESSAGE));
+        rows.add(refusedProduce("records field shorter than a batch header", RecordBatchFrames.shorterThanABatchHeader(),
+                Errors.CORRUPT_MESSAGE));
+        rows.add(refusedProduce("magic 0 batch", RecordBatchFrames.legacy((byte) 0), Errors.CORRUPT_MESSAGE));
+        rows.add(refusedProduce("magic 1 batch", RecordBatchFrames.legacy((byte) 1), Errors.CORRUPT_MESSAGE));
+        rows.add(refusedProduce("control batch from a client", RecordBatchFrames.controlBatch(), Errors.INVALID_RECORD));
+        rows.add(refusedProduce("empty records field", RecordBatchFrames.empty(), Errors.INVALID_RECORD));
         return rows.stream();
+    }
+
+    private static int produceCorrelation = 100;
+
+    /** A Produce of {@code records} to partition 0, answered with {@code expected} for it; nothing is written. */
+    static Named<HostileFrame> refusedProduce(String name, ByteBuffer records, Errors expected) {
+        AbstractRequest produce = RecordBatchFrames.produce(TOPIC, 0, records);
+        int correlation = produceCorrelation++;
+        return row(name + ": " + expected.name(), frame(KafkaWire.request(produce, correlation)),
+                answers(KafkaWire.headerOf(produce, correlation), r -> {
+                    org.apache.kafka.common.message.ProduceResponseData d =
+                            ((org.apache.kafka.common.requests.ProduceResponse) r).data();
+                    org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse p =
+                            d.responses().iterator().next().partitionResponses().get(0);
+                    assertEquals(expected.code(), p.errorCode(), name + ": " + p);
+                    assertEquals(-1L, p.baseOffset(), p.toString());
+                }));
     }
 
     static MetadataRequest metadata(String topic, short version) {
