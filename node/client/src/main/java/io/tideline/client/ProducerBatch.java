@@ -36,6 +36,22 @@ final class ProducerBatch {
     int attempts;
     long retryAtMs;
     Throwable lastError;
+    /** Idempotence: set at the first drain and kept across retries (the leader dedupes by them). */
+    long producerId = -1;
+    short producerEpoch = -1;
+    int baseSequence = -1;
+    /** The order sequences were handed out in ({@link ProducerIdempotence}); sorts retries. */
+    long sequenceOrder;
+    /**
+     * An earlier batch of the partition failed for good, so this one, already in flight, cannot be written after
+     * it: it fails with this unless its answer is a success.
+     */
+    TidelineClientException doomed;
+    /**
+     * Whether, when last sent, no earlier batch of its partition was unresolved: only then does
+     * OUT_OF_ORDER_SEQUENCE_NUMBER mean the leader lost track, rather than that this batch overtook an earlier one.
+     */
+    boolean sentAsFirst;
 
     ProducerBatch(TopicPartition tp, long createdMs) {
         this.tp = tp;
@@ -62,6 +78,22 @@ final class ProducerBatch {
             closed = true;
         }
         return true;
+    }
+
+    boolean hasSequence() {
+        return baseSequence >= 0;
+    }
+
+    /** Stamps the producer id, epoch and base sequence into the batch header; once, before it is built. */
+    void setProducer(long id, short epoch, int sequence, long order) {
+        if (built != null) {
+            throw new IllegalStateException("batch for " + tp + " is built already");
+        }
+        builder.producer(id, epoch, sequence);
+        producerId = id;
+        producerEpoch = epoch;
+        baseSequence = sequence;
+        sequenceOrder = order;
     }
 
     /** No more records will fit (or it was drained): the batch is ready regardless of linger.ms. */

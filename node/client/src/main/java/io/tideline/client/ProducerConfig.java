@@ -14,6 +14,7 @@ import java.util.Map;
 
 /** The producer's settings, with Kafka's names and defaults. Immutable. */
 public final class ProducerConfig extends AbstractConfig {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ProducerConfig.class);
     public static final String ACKS = "acks";
     public static final String LINGER_MS = "linger.ms";
     public static final String BATCH_SIZE = "batch.size";
@@ -22,6 +23,10 @@ public final class ProducerConfig extends AbstractConfig {
     public static final String MAX_REQUEST_SIZE = "max.request.size";
     public static final String MAX_BLOCK_MS = "max.block.ms";
     public static final String BUFFER_MEMORY = "buffer.memory";
+    public static final String ENABLE_IDEMPOTENCE = "enable.idempotence";
+    public static final String MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION = "max.in.flight.requests.per.connection";
+    /** The most batches per partition an idempotent producer has in flight: the leader remembers the last 5. */
+    static final int MAX_IN_FLIGHT_FOR_IDEMPOTENCE = 5;
 
     private static final ConfigDef CONFIG = CommonClientConfigs.base(30_000)
             .define(ACKS, Type.STRING, "all", ValidString.in("all", "-1", "0", "1"), Importance.HIGH,
@@ -50,7 +55,17 @@ public final class ProducerConfig extends AbstractConfig {
             .define(BUFFER_MEMORY, Type.LONG, 33_554_432L, Range.atLeast(1), Importance.HIGH,
                     "The bytes of records (estimated serialized size) the producer holds waiting or in flight. "
                     + "When full, send() blocks until answers free room, up to max.block.ms: a producer faster "
-                    + "than the cluster slows down instead of growing without bound.");
+                    + "than the cluster slows down instead of growing without bound.")
+            .define(ENABLE_IDEMPOTENCE, Type.BOOLEAN, true, null, Importance.LOW,
+                    "The producer takes a producer id (InitProducerId) and numbers each partition's batches, so "
+                    + "that a retry the leader has written already is answered with its original offset instead of "
+                    + "being written twice: each acknowledged record is written exactly once, in order. Needs acks=all, "
+                    + "retries > 0 and max.in.flight.requests.per.connection <= 5; when left at its default and "
+                    + "acks or retries do not allow it, idempotence is off (as in Kafka).")
+            .define(MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, Type.INT, 5, Range.atLeast(1), Importance.LOW,
+                    "With idempotence, how many batches of one partition may be in flight at once (at most 5, in "
+                    + "sequence order, each in a request of its own). Without idempotence a partition has one request "
+                    + "in flight at a time whatever this is, which keeps its records in order across retries.");
 
     private final List<BrokerAddress> bootstrapServers;
     private final String clientId;
@@ -65,6 +80,8 @@ public final class ProducerConfig extends AbstractConfig {
     private final long maxBlockMs;
     private final long bufferMemory;
     private final long socketConnectionSetupTimeoutMs;
+    private final boolean idempotence;
+    private final int maxInFlightRequestsPerConnection;
 
     public ProducerConfig(Map<String, ?> props) {
         super(CONFIG, props);
@@ -83,11 +100,55 @@ public final class ProducerConfig extends AbstractConfig {
         this.maxBlockMs = getLong(MAX_BLOCK_MS);
         this.bufferMemory = getLong(BUFFER_MEMORY);
         this.socketConnectionSetupTimeoutMs = getLong(CommonClientConfigs.SOCKET_CONNECTION_SETUP_TIMEOUT_MS);
+        this.maxInFlightRequestsPerConnection = getInt(MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION);
+        this.idempotence = resolveIdempotence();
         // As in Kafka: a batch must be allowed to linger and then wait for one full request.
         if (deliveryTimeoutMs < lingerMs + requestTimeoutMs) {
             throw new ConfigException(DELIVERY_TIMEOUT_MS, deliveryTimeoutMs, "must be at least linger.ms + "
                     + "request.timeout.ms = " + (lingerMs + requestTimeoutMs));
         }
+    }
+
+    /**
+     * Kafka 4's rules: idempotence needs acks=all and retries > 0; set explicitly, it refuses other values with a
+     * ConfigException, while the default gives way to them (idempotence off, with a log line). More than 5 in
+     * flight is refused either way, since the leader remembers only the last 5 batches of a producer.
+     */
+    private boolean resolveIdempotence() {
+        if (!getBoolean(ENABLE_IDEMPOTENCE)) {
+            return false;
+        }
+        boolean explicit = !isDefault(ENABLE_IDEMPOTENCE);
+        if (maxInFlightRequestsPerConnection > MAX_IN_FLIGHT_FOR_IDEMPOTENCE) {
+            throw new ConfigException(MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "To use the idempotent producer, "
+                    + MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION + " must be set to at most 5. Current value is "
+                    + maxInFlightRequestsPerConnection + ".");
+        }
+        if (retries == 0) {
+            if (explicit) {
+                throw new ConfigException(RETRIES, "Must set " + RETRIES + " to non-zero when using the idempotent producer.");
+            }
+            log.info("Idempotence will be disabled because {} is set to 0.", RETRIES);
+            return false;
+        }
+        if (acks != -1) {
+            if (explicit) {
+                throw new ConfigException(ACKS, "Must set " + ACKS + " to all in order to use the idempotent producer. "
+                        + "Otherwise we cannot guarantee idempotence.");
+            }
+            log.info("Idempotence will be disabled because {} is set to {}, not set to 'all'.", ACKS, acks);
+            return false;
+        }
+        return true;
+    }
+
+    /** Whether this producer is idempotent, after Kafka's rules ({@link #resolveIdempotence()}). */
+    public boolean idempotence() {
+        return idempotence;
+    }
+
+    public int maxInFlightRequestsPerConnection() {
+        return maxInFlightRequestsPerConnection;
     }
 
     public static ConfigDef configDef() {

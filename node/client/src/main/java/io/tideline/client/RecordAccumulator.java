@@ -32,6 +32,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * size): {@link #reserve} blocks a sender up to max.block.ms until answered batches free room, as
  * Kafka's producer does.
  *
+ * <p>With idempotence ({@link ProducerIdempotence}) a request carries one batch per partition, as the leader
+ * dedupes one batch per partition and request, and a partition may have up to max.in.flight.requests.per.connection
+ * batches in flight, each in a request of its own, in sequence order: a batch gets its sequence when first drained,
+ * a failed one goes back into its queue in sequence order, and a batch being retried is sent only once nothing of
+ * its partition is in flight, so the lowest sequence reaches the leader first. Until a partition's leader has
+ * acknowledged a batch of the producer's current epoch, one batch of it is in flight at a time.
+ *
  * <p>Thread-safe: one lock guards the queues; it is never held while calling the network or completing
  * a user's future. The sender thread waits on {@link #awaitWork} and every change that may make a
  * batch sendable signals it.
@@ -52,6 +59,11 @@ final class RecordAccumulator {
     private int flushesInProgress;
     private boolean closing;
     private boolean signalled;
+    /** Null without idempotence. */
+    private final ProducerIdempotence idempotence;
+    private final int maxInFlight;
+    /** With idempotence: batches in flight per partition (instead of {@link #muted}). Guarded by lock. */
+    private final Map<TopicPartition, Integer> inFlight = new java.util.HashMap<>();
 
     /**
      * Drained batches by leader, then by partition (each partition's in queue order), and when the
@@ -62,6 +74,14 @@ final class RecordAccumulator {
     }
 
     RecordAccumulator(int batchSize, long lingerMs, long bufferMemory, Time time) {
+        this(batchSize, lingerMs, bufferMemory, time, null, 1);
+    }
+
+    /** @param idempotence null for a producer without idempotence, which keeps one request per partition in flight */
+    RecordAccumulator(int batchSize, long lingerMs, long bufferMemory, Time time, ProducerIdempotence idempotence,
+                      int maxInFlight) {
+        this.idempotence = idempotence;
+        this.maxInFlight = maxInFlight;
         this.batchSize = batchSize;
         this.lingerMs = lingerMs;
         this.bufferMemory = bufferMemory;
@@ -169,7 +189,8 @@ final class RecordAccumulator {
             for (Map.Entry<TopicPartition, Deque<ProducerBatch>> e : queues.entrySet()) {
                 Deque<ProducerBatch> queue = e.getValue();
                 ProducerBatch head = queue.peekFirst();
-                if (head == null || muted.contains(e.getKey())) {
+                if (head == null || muted.contains(e.getKey())
+                        || (idempotence != null && !mayDrainIdempotent(e.getKey(), head))) {
                     continue;
                 }
                 long readyAt = readyAt(head, queue, forceReady);
@@ -180,6 +201,10 @@ final class RecordAccumulator {
                 Leader leader = cluster.leader(e.getKey()).orElse(null);
                 if (leader == null) {
                     leaderUnknown = true;
+                    continue;
+                }
+                if (idempotence != null) {
+                    next = Math.min(next, drainIdempotent(e.getKey(), queue, leader, sizes, byLeader, maxRequestSize));
                     continue;
                 }
                 int used = sizes.getOrDefault(leader.address(), 0);
@@ -202,6 +227,75 @@ final class RecordAccumulator {
                 byLeader.computeIfAbsent(leader.address(), a -> new LinkedHashMap<>()).put(e.getKey(), taken);
             }
             return new Drained(byLeader, leaderUnknown, next);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Whether the head of an idempotent partition may go now: in-flight room (one until the leader knows the
+     * producer), a retry only once nothing of its partition is in flight, a new batch only while sequences may
+     * be handed out. Under the lock.
+     */
+    private boolean mayDrainIdempotent(TopicPartition tp, ProducerBatch head) {
+        int flying = inFlight.getOrDefault(tp, 0);
+        if (flying >= (idempotence.acknowledged(tp) ? maxInFlight : 1)) {
+            return false;
+        }
+        if (head.hasSequence()) {
+            return flying == 0;
+        }
+        return idempotence.maySequence();
+    }
+
+    /** Takes the ready head of an idempotent partition alone; returns when to look again. Under the lock. */
+    private long drainIdempotent(TopicPartition tp, Deque<ProducerBatch> queue, Leader leader,
+                                 Map<BrokerAddress, Integer> sizes,
+                                 Map<BrokerAddress, Map<TopicPartition, List<ProducerBatch>>> byLeader, int maxRequestSize) {
+        ProducerBatch head = queue.peekFirst();
+        int used = sizes.getOrDefault(leader.address(), 0);
+        if (used > 0 && used + head.estimatedSize() > maxRequestSize) {
+            return 0; // this leader's request is full: the partition goes in the next one
+        }
+        queue.pollFirst();
+        head.close();
+        head.attempts++;
+        if (!head.hasSequence()) {
+            idempotence.assign(head);
+        }
+        head.sentAsFirst = idempotence.isFirstUnresolved(head);
+        inFlight.merge(tp, 1, Integer::sum);
+        sizes.put(leader.address(), used + head.estimatedSize());
+        byLeader.computeIfAbsent(leader.address(), a -> new LinkedHashMap<>()).put(tp, List.of(head));
+        return queue.isEmpty() ? Long.MAX_VALUE : 0;
+    }
+
+    /** Under the lock. */
+    private void landed(ProducerBatch batch) {
+        if (idempotence == null) {
+            muted.remove(batch.tp);
+        } else {
+            inFlight.computeIfPresent(batch.tp, (k, n) -> n > 1 ? n - 1 : null);
+        }
+    }
+
+    /**
+     * Removes those of {@code batches} that are queued (not in flight) and frees their memory; the caller fails
+     * them. Returns them in the order given.
+     */
+    List<ProducerBatch> removeQueued(List<ProducerBatch> batches) {
+        lock.lock();
+        try {
+            List<ProducerBatch> removed = new ArrayList<>();
+            for (ProducerBatch batch : batches) {
+                Deque<ProducerBatch> queue = queues.get(batch.tp);
+                if (queue != null && queue.removeIf(b -> b == batch)) {
+                    finish(batch);
+                    removed.add(batch);
+                }
+            }
+            signal();
+            return removed;
         } finally {
             lock.unlock();
         }
@@ -240,7 +334,7 @@ final class RecordAccumulator {
     void completed(ProducerBatch batch) {
         lock.lock();
         try {
-            muted.remove(batch.tp);
+            landed(batch);
             finish(batch);
             signal();
         } finally {
@@ -258,12 +352,32 @@ final class RecordAccumulator {
             for (int i = batches.size() - 1; i >= 0; i--) {
                 ProducerBatch batch = batches.get(i);
                 batch.retryAtMs = retryAtMs;
-                queues.computeIfAbsent(batch.tp, k -> new ArrayDeque<>()).addFirst(batch);
-                muted.remove(batch.tp);
+                Deque<ProducerBatch> queue = queues.computeIfAbsent(batch.tp, k -> new ArrayDeque<>());
+                if (idempotence != null) {
+                    insertInSequenceOrder(queue, batch);
+                } else {
+                    queue.addFirst(batch);
+                }
+                landed(batch);
             }
             signal();
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * Answers of pipelined batches come in any order: a retry goes after the queued batches sequenced before it and
+     * ahead of the rest. Under the lock.
+     */
+    private static void insertInSequenceOrder(Deque<ProducerBatch> queue, ProducerBatch batch) {
+        List<ProducerBatch> before = new ArrayList<>();
+        while (!queue.isEmpty() && queue.peekFirst().hasSequence() && queue.peekFirst().sequenceOrder < batch.sequenceOrder) {
+            before.add(queue.pollFirst());
+        }
+        queue.addFirst(batch);
+        for (int i = before.size() - 1; i >= 0; i--) {
+            queue.addFirst(before.get(i));
         }
     }
 
@@ -275,6 +389,7 @@ final class RecordAccumulator {
             all.forEach(this::finish);
             queues.clear();
             muted.clear();
+            inFlight.clear();
             return all;
         } finally {
             lock.unlock();

@@ -6,6 +6,8 @@ import io.tideline.client.internals.BrokerAddress;
 import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
 import io.tideline.common.time.Time;
+import io.tideline.proto.client.InitProducerIdRequest;
+import io.tideline.proto.client.InitProducerIdResponse;
 import io.tideline.proto.client.LeaderHint;
 import io.tideline.proto.client.ProducePartition;
 import io.tideline.proto.client.ProducePartitionResponse;
@@ -26,6 +28,9 @@ import org.slf4j.LoggerFactory;
  * answers into completed futures, retries (back to the head of the queue after retry.backoff.ms) or
  * failures. Answers arrive on gRPC threads; everything they touch is the accumulator (locked) or the
  * batch they own.
+ *
+ * <p>With idempotence it first takes a producer id (InitProducerId, on this thread, before anything is drained),
+ * and again to bump the epoch after a sequenced batch failed for good (docs/client.md, "Idempotence").
  */
 final class Sender implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(Sender.class);
@@ -39,9 +44,18 @@ final class Sender implements Runnable {
     private volatile boolean running = true;
     private volatile boolean forceClose;
     private long lastRefreshMs = Long.MIN_VALUE / 2;
+    /** Null without idempotence. */
+    private final ProducerIdempotence idempotence;
+    private long lastInitProducerIdMs = Long.MIN_VALUE / 2;
 
     Sender(ProducerConfig config, RecordAccumulator accumulator, MetadataManager metadata, BrokerChannels channels,
            Set<String> topics, Time time) {
+        this(config, accumulator, metadata, channels, topics, time, null);
+    }
+
+    Sender(ProducerConfig config, RecordAccumulator accumulator, MetadataManager metadata, BrokerChannels channels,
+           Set<String> topics, Time time, ProducerIdempotence idempotence) {
+        this.idempotence = idempotence;
         this.config = config;
         this.accumulator = accumulator;
         this.metadata = metadata;
@@ -87,7 +101,20 @@ final class Sender implements Runnable {
     void runOnce() throws InterruptedException {
         long now = time.milliseconds();
         for (ProducerBatch batch : accumulator.expire(now, config.deliveryTimeoutMs())) {
-            batch.fail(expiredError(batch, now));
+            if (idempotence != null && batch.hasSequence()) {
+                failSequenced(batch, expiredError(batch, now), false);
+            } else {
+                batch.fail(expiredError(batch, now));
+            }
+        }
+        if (idempotence != null && idempotence.needsInitProducerId() && accumulator.hasIncomplete()) {
+            if (now - lastInitProducerIdMs >= config.retryBackoffMs()) {
+                lastInitProducerIdMs = now;
+                initProducerId();
+            } else {
+                accumulator.awaitWork(lastInitProducerIdMs + config.retryBackoffMs() - now);
+                return;
+            }
         }
         RecordAccumulator.Drained drained = accumulator.drain(now, metadata.current(), config.maxRequestSize());
         long wait = drained.nextCheckDelayMs();
@@ -101,6 +128,10 @@ final class Sender implements Runnable {
             }
         }
         drained.byLeader().forEach((leader, partitions) -> send(leader, partitions, now));
+        if (idempotence != null && idempotence.needsInitProducerId()) {
+            // Nothing new drains until InitProducerId succeeds: try again after the backoff, not after a long wait.
+            wait = Math.min(wait, config.retryBackoffMs());
+        }
         // Expiry is checked on every turn; a queued batch must not outlive its deadline by a long wait.
         wait = Math.min(wait, config.deliveryTimeoutMs());
         accumulator.awaitWork(Math.max(0, wait));
@@ -111,6 +142,38 @@ final class Sender implements Runnable {
             metadata.refresh(Set.copyOf(topics));
         } catch (TidelineClientException e) {
             log.debug("metadata refresh failed, retrying in {} ms: {}", config.retryBackoffMs(), e.getMessage());
+        }
+    }
+
+    /**
+     * Kafka's InitProducerId over gRPC: a new id, or with the current one an epoch bump. Any broker answers; a
+     * failure is tried again after retry.backoff.ms while batches wait (their delivery.timeout.ms still runs).
+     */
+    private void initProducerId() {
+        boolean bump = idempotence.hasProducerId();
+        InitProducerIdRequest request = InitProducerIdRequest.newBuilder()
+                .setProducerId(bump ? idempotence.producerId() : -1)
+                .setProducerEpoch(bump ? idempotence.epoch() : -1).build();
+        for (BrokerAddress address : metadata.candidates()) {
+            String target = "InitProducerId to " + address;
+            try {
+                var stub = channels.client(address, config.requestTimeoutMs());
+                InitProducerIdResponse response = Rpc.await(Rpc.call(target, stub::initProducerId, request),
+                        config.requestTimeoutMs() + 1_000L, target);
+                metadata.brokerAnswered();
+                Errors error = Errors.forCode(response.getErrorCode());
+                if (error != Errors.NONE) {
+                    log.info("{} answered {}; trying again in {} ms", target, error, config.retryBackoffMs());
+                    return;
+                }
+                idempotence.setProducerIdAndEpoch(response.getProducerId(), (short) response.getProducerEpoch());
+                log.info("producer id {} epoch {}{}", response.getProducerId(), response.getProducerEpoch(),
+                        bump ? " (epoch bump after a failed batch: every partition restarts at sequence 0)" : "");
+                accumulator.wakeup();
+                return;
+            } catch (TidelineClientException e) {
+                log.debug("{} failed: {}", target, e.getMessage());
+            }
         }
     }
 
@@ -151,7 +214,13 @@ final class Sender implements Runnable {
         if (error != null) {
             TidelineClientException cause = Rpc.transportError("Produce", Rpc.unwrap(error));
             boolean retriable = Rpc.retriable(cause);
-            partitions.values().forEach(batches -> onError(batches, cause, retriable, null, now));
+            partitions.values().forEach(batches -> {
+                if (idempotence != null) {
+                    batches.forEach(b -> onIdempotentError(b, cause, retriable, null, now));
+                } else {
+                    onError(batches, cause, retriable, null, now);
+                }
+            });
             return;
         }
         Map<TopicPartition, ProducePartitionResponse> answers = new HashMap<>();
@@ -166,6 +235,21 @@ final class Sender implements Runnable {
                 return;
             }
             Errors code = Errors.forCode(answer.getErrorCode());
+            if (idempotence != null) {
+                // One batch per partition and request with idempotence.
+                ProducerBatch batch = batches.get(0);
+                if (code == Errors.NONE || code == Errors.DUPLICATE_SEQUENCE_NUMBER) {
+                    // DUPLICATE_SEQUENCE_NUMBER: written before, offset unknown (Kafka's producer does the same).
+                    batch.complete(code == Errors.NONE ? answer.getBaseOffset() : -1);
+                    idempotence.acknowledged(batch);
+                    accumulator.completed(batch);
+                } else {
+                    String message = answer.getErrorMessage().isEmpty() ? code.defaultMessage() : answer.getErrorMessage();
+                    onIdempotentError(batch, new TidelineClientException(code, tp + ": " + code + ": " + message),
+                            code.retriable(), answer.hasCurrentLeader() ? answer.getCurrentLeader() : null, now);
+                }
+                return;
+            }
             if (code == Errors.NONE) {
                 // The leader appended the batches together: they hold consecutive offsets from the base.
                 long base = answer.getBaseOffset();
@@ -183,6 +267,61 @@ final class Sender implements Runnable {
                         code.retriable(), answer.hasCurrentLeader() ? answer.getCurrentLeader() : null, now);
             }
         });
+    }
+
+    /**
+     * A sequenced batch failed. OUT_OF_ORDER_SEQUENCE_NUMBER for a batch sent while an earlier one of its partition
+     * was unresolved means it overtook that one (two requests of one connection may be served concurrently):
+     * retried after it, alone, where the same answer is conclusive. Any other failure is retried
+     * as without idempotence, or, when final, fails the batch and those after it ({@link #failSequenced}).
+     */
+    private void onIdempotentError(ProducerBatch batch, TidelineClientException error, boolean retriable, LeaderHint hint,
+                                   long now) {
+        if (batch.doomed != null) {
+            batch.lastError = error;
+            failSequenced(batch, batch.doomed, true);
+            return;
+        }
+        boolean overtook = error.error() == Errors.OUT_OF_ORDER_SEQUENCE_NUMBER && !batch.sentAsFirst;
+        onError(List.of(batch), error, retriable || overtook, hint, now);
+    }
+
+    /**
+     * A sequenced batch failed for good: the leader will not take a later sequence of its partition past the hole,
+     * so the partition's later sequenced batches fail with OUT_OF_ORDER_SEQUENCE_NUMBER, in order (those in flight
+     * when their answer comes, unless it is a success), and the producer bumps its epoch once every batch of the
+     * old epoch is resolved, restarting each partition at sequence 0. What failed this way was not written, unless
+     * the first failure was a lost answer past delivery.timeout.ms.
+     *
+     * @param inFlight whether the batch is in flight (else the accumulator has let it go already)
+     */
+    private void failSequenced(ProducerBatch batch, RuntimeException failure, boolean inFlight) {
+        batch.fail(failure);
+        idempotence.resolved(batch);
+        if (inFlight) {
+            accumulator.completed(batch);
+        }
+        List<ProducerBatch> later = idempotence.unresolvedAfter(batch);
+        if (!later.isEmpty()) {
+            TidelineClientException cause = new TidelineClientException(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER, batch.tp
+                    + ": an earlier batch of this partition (sequence " + batch.baseSequence + ", epoch "
+                    + batch.producerEpoch + ") failed, so this one cannot be written after it: " + failure.getMessage(),
+                    failure);
+            List<ProducerBatch> queued = accumulator.removeQueued(later);
+            for (ProducerBatch b : later) {
+                if (queued.contains(b)) {
+                    b.fail(cause);
+                    idempotence.resolved(b);
+                } else {
+                    b.doomed = cause;
+                }
+            }
+        }
+        if (!idempotence.bumpRequired()) {
+            log.warn("a batch of producer id {} epoch {} to {} failed for good ({}); bumping the epoch once the "
+                    + "batches in flight are answered", batch.producerId, batch.producerEpoch, batch.tp, failure.getMessage());
+        }
+        idempotence.requestBump();
     }
 
     /** The batches of one partition sent together failed together: retry them all in order, or fail them. */
@@ -211,6 +350,10 @@ final class Sender implements Runnable {
             RuntimeException failure = retriable && now - batch.createdMs >= config.deliveryTimeoutMs()
                     ? expiredError(batch, now) : error;
             log.warn("failed to deliver {} record(s) to {}: {}", batch.recordCount(), batch.tp, failure.getMessage());
+            if (idempotence != null && batch.hasSequence()) {
+                failSequenced(batch, failure, true);
+                continue;
+            }
             batch.fail(failure);
             accumulator.completed(batch);
         }

@@ -26,8 +26,11 @@ import org.slf4j.LoggerFactory;
  * {@link TidelineClientException} whose {@code error()} is the broker's error code (REQUEST_TIMED_OUT
  * when delivery.timeout.ms passed).
  *
- * <p>A retried batch may already have been written by a leader whose answer was lost (there is no
- * idempotence yet), so an acknowledged record is written at least once.
+ * <p>With enable.idempotence (the default, when acks=all) each partition's batches carry the producer's id, epoch
+ * and a sequence number kept across retries, so a retry the leader wrote already is answered with the original
+ * offset: an acknowledged record is written exactly once, and up to max.in.flight.requests.per.connection batches
+ * of a partition travel at once, in order. Without it a retried batch may already have been written by a leader
+ * whose answer was lost, so an acknowledged record is written at least once.
  *
  * <p>Thread-safe: any number of threads may call {@link #send}.
  */
@@ -60,8 +63,10 @@ public final class TidelineProducer implements AutoCloseable {
         this.channels = new BrokerChannels(Objects.requireNonNull(channelFactory, "channelFactory"),
                 config.socketConnectionSetupTimeoutMs());
         this.metadata = new MetadataManager(config.bootstrapServers(), channels, config.requestTimeoutMs());
-        this.accumulator = new RecordAccumulator(config.batchSize(), config.lingerMs(), config.bufferMemory(), time);
-        this.sender = new Sender(config, accumulator, metadata, channels, topics, time);
+        ProducerIdempotence idempotence = config.idempotence() ? new ProducerIdempotence() : null;
+        this.accumulator = new RecordAccumulator(config.batchSize(), config.lingerMs(), config.bufferMemory(), time,
+                idempotence, config.maxInFlightRequestsPerConnection());
+        this.sender = new Sender(config, accumulator, metadata, channels, topics, time, idempotence);
         String suffix = config.clientId().isEmpty() ? "" : " | " + config.clientId();
         this.senderThread = new Thread(sender, "tideline-producer-network-thread" + suffix);
         this.senderThread.setDaemon(true);

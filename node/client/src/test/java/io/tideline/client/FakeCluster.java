@@ -72,6 +72,49 @@ final class FakeCluster implements AutoCloseable {
         long logStartOffset;
         long endOffset;
 
+        /** Per producer id: epoch, last sequence and the base offsets of its last 5 batches by base sequence. */
+        final Map<Long, long[]> producers = new HashMap<>();
+        final Map<Long, java.util.LinkedHashMap<Integer, Long>> lastBatches = new HashMap<>();
+
+        /**
+         * A leader's idempotence check, as the real one (docs/kafka-protocol.md): a duplicate of one of the last 5
+         * batches answers its original offset, a gap OUT_OF_ORDER_SEQUENCE_NUMBER, an older epoch
+         * INVALID_PRODUCER_EPOCH; a producer id without state may start anywhere. Returns the base offset, or the
+         * error's negative code minus one.
+         */
+        long appendChecked(MemoryRecords records) {
+            RecordBatch first = records.batches().iterator().next();
+            long pid = first.producerId();
+            if (pid < 0) {
+                return append(records);
+            }
+            long[] state = producers.get(pid);
+            java.util.LinkedHashMap<Integer, Long> last = lastBatches.computeIfAbsent(pid, k -> new java.util.LinkedHashMap<>());
+            int seq = first.baseSequence();
+            if (state != null && state[0] == first.producerEpoch() && last.containsKey(seq)) {
+                return last.get(seq);
+            }
+            if (state != null && first.producerEpoch() < state[0]) {
+                return -Errors.INVALID_PRODUCER_EPOCH.code() - 1;
+            }
+            if (state != null && first.producerEpoch() > state[0] && seq != 0) {
+                return -Errors.OUT_OF_ORDER_SEQUENCE_NUMBER.code() - 1;
+            }
+            if (state != null && first.producerEpoch() == state[0] && seq != state[1] + 1) {
+                return -Errors.OUT_OF_ORDER_SEQUENCE_NUMBER.code() - 1;
+            }
+            if (state == null || first.producerEpoch() != state[0]) {
+                last.clear();
+            }
+            long base = append(records);
+            producers.put(pid, new long[] {first.producerEpoch(), seq + first.records().size() - 1});
+            last.put(seq, base);
+            if (last.size() > 5) {
+                last.remove(last.keySet().iterator().next());
+            }
+            return base;
+        }
+
         long append(MemoryRecords records) {
             long base = endOffset;
             for (RecordBatch b : records.batches()) {
@@ -127,6 +170,12 @@ final class FakeCluster implements AutoCloseable {
      */
     volatile java.util.function.IntFunction<java.util.concurrent.CompletableFuture<Void>> fetchGate =
             n -> java.util.concurrent.CompletableFuture.completedFuture(null);
+    /** Consulted after a partition's append: a non-NONE answer replaces the success (the answer was lost). */
+    volatile BiFunction<Integer, ProducePartition, Errors> answerLostHook = (broker, p) -> Errors.NONE;
+    /** The error InitProducerId answers with instead of an id; NONE by default. */
+    volatile Errors initProducerIdError = Errors.NONE;
+    final List<io.tideline.proto.client.InitProducerIdRequest> initProducerIdRequests = new CopyOnWriteArrayList<>();
+    private long nextProducerId = 1000;
     /** Produce requests wait for this before they are appended and answered; completed (open) by default. */
     volatile java.util.concurrent.CompletableFuture<Void> produceGate = java.util.concurrent.CompletableFuture.completedFuture(null);
     final List<Received<ProduceRequest>> produceRequests = new CopyOnWriteArrayList<>();
@@ -264,8 +313,15 @@ final class FakeCluster implements AutoCloseable {
                 r.setErrorCode(scripted.code()).setErrorMessage("scripted " + scripted);
             } else {
                 FakeLog log = logs.get(tp);
-                long base = log.append(MemoryRecords.readableRecords(p.getRecords().asReadOnlyByteBuffer()));
-                r.setBaseOffset(base).setLogStartOffset(log.logStartOffset);
+                long base = log.appendChecked(MemoryRecords.readableRecords(p.getRecords().asReadOnlyByteBuffer()));
+                Errors lost = base >= 0 ? answerLostHook.apply(broker, p) : Errors.NONE;
+                if (base < 0) {
+                    r.setErrorCode((int) (-base - 1)).setErrorMessage("refused by the leader");
+                } else if (lost != Errors.NONE) {
+                    r.setErrorCode(lost.code()).setErrorMessage("written, answer lost: " + lost);
+                } else {
+                    r.setBaseOffset(base).setLogStartOffset(log.logStartOffset);
+                }
             }
             b.addPartitions(r);
         }
@@ -387,6 +443,24 @@ final class FakeCluster implements AutoCloseable {
             produceRequests.add(new Received<>(id, request));
             // Answered (and appended) once the gate opens: a leader slower than the producer.
             produceGate.thenRun(() -> answer(observer, FakeCluster.this.produce(id, request)));
+        }
+
+        @Override
+        public void initProducerId(io.tideline.proto.client.InitProducerIdRequest request,
+                                   StreamObserver<io.tideline.proto.client.InitProducerIdResponse> observer) {
+            initProducerIdRequests.add(request);
+            io.tideline.proto.client.InitProducerIdResponse.Builder r = io.tideline.proto.client.InitProducerIdResponse
+                    .newBuilder().setErrorCode(initProducerIdError.code()).setProducerId(-1).setProducerEpoch(-1);
+            if (initProducerIdError == Errors.NONE) {
+                synchronized (FakeCluster.this) {
+                    if (request.getProducerId() >= 0) {
+                        r.setProducerId(request.getProducerId()).setProducerEpoch(request.getProducerEpoch() + 1);
+                    } else {
+                        r.setProducerId(nextProducerId++).setProducerEpoch(0);
+                    }
+                }
+            }
+            answer(observer, r.build());
         }
 
         @Override

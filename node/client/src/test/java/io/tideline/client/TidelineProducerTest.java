@@ -46,6 +46,9 @@ class TidelineProducerTest {
         Map<String, Object> props = new HashMap<>();
         props.put("bootstrap.servers", cluster.bootstrap());
         props.put("retry.backoff.ms", "10");
+        // These tests pin the producer without idempotence (one request per partition in flight, several batches
+        // in it); IdempotentProducerTest covers the default.
+        props.put("enable.idempotence", "false");
         for (int i = 0; i < keyValues.length; i += 2) {
             props.put((String) keyValues[i], keyValues[i + 1]);
         }

@@ -8,7 +8,10 @@ import io.tideline.node.config.BrokerConfigResolver;
 import io.tideline.node.controller.client.ControllerClient;
 import io.tideline.node.kafka.data.DataApis;
 import io.tideline.node.kafka.data.FetchStats;
+import io.tideline.node.kafka.admin.DescribeProducersApi;
+import io.tideline.node.kafka.data.InitProducerIdApi;
 import io.tideline.node.metadata.MetadataImage;
+import io.tideline.node.producer.ProducerIdInitializer;
 import io.tideline.node.server.ServerConfig;
 import io.tideline.replication.server.ReplicaManager;
 import io.tideline.store.manager.LogManager;
@@ -33,7 +36,8 @@ public final class KafkaServices {
     public record Node(int nodeId, String clusterId, String listenerName, ServerConfig config,
                        Supplier<MetadataImage> image, IntSupplier quorumLeaderId, ReplicaManager replicaManager,
                        LogManager logManager, ControllerClient controllerClient, AdminApiService admin,
-                       BrokerConfigResolver brokerConfigs, Time time, Scheduler scheduler, MetricRegistry metrics) {
+                       BrokerConfigResolver brokerConfigs, Time time, Scheduler scheduler, MetricRegistry metrics,
+                       ProducerIdInitializer producerIds) {
     }
 
     public static KafkaApis build(Node node) {
@@ -44,6 +48,8 @@ public final class KafkaServices {
                 node.quorumLeaderId()));
         apis.registerAll(DataApis.create(node.nodeId(), node.image(), node.replicaManager(),
                 FetchStats.registeredIn(node.metrics())));
+        apis.register(new DescribeProducersApi(node.image(), node.replicaManager()));
+        apis.register(new InitProducerIdApi(node.producerIds()));
         return apis;
     }
 }

@@ -261,7 +261,7 @@ public final class TidelineNode implements AutoCloseable {
         int id = config.node().nodeId();
         KafkaServices.Node services = new KafkaServices.Node(id, config.node().clusterId(),
                 listeners.advertised().name(), config, this::image, this::quorumLeaderId, replicaManager, logManager,
-                controllerClient, adminService, brokerConfigs, time, scheduler, metrics);
+                controllerClient, adminService, brokerConfigs, time, scheduler, metrics, producerIdInitializer);
         kafkaServer = new KafkaServer(listeners.bind(), KafkaServices.build(services), requestHandlers, requestMemory,
                 config.socketRequestMaxBytes(), config.numNetworkThreads(), "tideline-" + id + "-kafka", metrics).start();
         log.info("Node {} serves Kafka's protocol on {}:{}", id, listeners.bind().bindHost(), kafkaServer.boundPort());
