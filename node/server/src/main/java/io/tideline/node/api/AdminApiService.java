@@ -222,7 +222,7 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
         }
         for (ItemResult item : r.getResultsList()) {
             results.add(TopicResult.newBuilder().setName(item.getName()).setErrorCode(item.getErrorCode())
-                    .setErrorMessage(item.getErrorMessage()).build());
+                    .setErrorMessage(item.getErrorMessage()).setTopicId(item.getTopicId()).build());
         }
         return results;
     }

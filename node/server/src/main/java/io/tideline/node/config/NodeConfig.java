@@ -81,6 +81,12 @@ public final class NodeConfig extends AbstractConfig {
     public static final String LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS_CONFIG = "leader.imbalance.check.interval.seconds";
     public static final long LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS_DEFAULT = 300L;
 
+    public static final String NUM_PARTITIONS_CONFIG = "num.partitions";
+    public static final int NUM_PARTITIONS_DEFAULT = 1;
+
+    public static final String DEFAULT_REPLICATION_FACTOR_CONFIG = "default.replication.factor";
+    public static final int DEFAULT_REPLICATION_FACTOR_DEFAULT = 1;
+
     private static final ConfigDef CONFIG = new ConfigDef()
             .define(NODE_ID_CONFIG, INT, ConfigDef.NO_DEFAULT, Range.atLeast(0), HIGH,
                     "The id of this node, unique in the cluster. A controller's id must appear in "
@@ -139,7 +145,15 @@ public final class NodeConfig extends AbstractConfig {
                     Range.atLeast(1), HIGH,
                     "How often the active controller checks the leader imbalance (the first check one interval "
                     + "after the node starts). A broker back from a restart leads its partitions again at most "
-                    + "this long after it caught up.");
+                    + "this long after it caught up.")
+            .define(NUM_PARTITIONS_CONFIG, INT, NUM_PARTITIONS_DEFAULT, Range.between(1, Short.MAX_VALUE), MEDIUM,
+                    "The partition count of a topic created through the Kafka listener with num_partitions -1 "
+                    + "(Kafka's AdminClient NewTopic without a count); the broker that receives the request "
+                    + "applies its own value.")
+            .define(DEFAULT_REPLICATION_FACTOR_CONFIG, INT, DEFAULT_REPLICATION_FACTOR_DEFAULT,
+                    Range.between(1, Short.MAX_VALUE), MEDIUM,
+                    "The replication factor of a topic created through the Kafka listener with replication_factor "
+                    + "-1; the broker that receives the request applies its own value.");
 
     private final int nodeId;
     private final Set<ProcessRole> roles;
@@ -155,6 +169,8 @@ public final class NodeConfig extends AbstractConfig {
     private final boolean autoLeaderRebalanceEnable;
     private final int leaderImbalancePerBrokerPercentage;
     private final long leaderImbalanceCheckIntervalSeconds;
+    private final int numPartitions;
+    private final int defaultReplicationFactor;
 
     /**
      * @throws ConfigException naming the key for a bad or missing value, or a broken cross-field rule
@@ -179,6 +195,8 @@ public final class NodeConfig extends AbstractConfig {
         this.autoLeaderRebalanceEnable = getBoolean(AUTO_LEADER_REBALANCE_ENABLE_CONFIG);
         this.leaderImbalancePerBrokerPercentage = getInt(LEADER_IMBALANCE_PER_BROKER_PERCENTAGE_CONFIG);
         this.leaderImbalanceCheckIntervalSeconds = getLong(LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS_CONFIG);
+        this.numPartitions = getInt(NUM_PARTITIONS_CONFIG);
+        this.defaultReplicationFactor = getInt(DEFAULT_REPLICATION_FACTOR_CONFIG);
         validate();
     }
 
@@ -298,6 +316,14 @@ public final class NodeConfig extends AbstractConfig {
 
     public boolean autoLeaderRebalanceEnable() {
         return autoLeaderRebalanceEnable;
+    }
+
+    public int numPartitions() {
+        return numPartitions;
+    }
+
+    public int defaultReplicationFactor() {
+        return defaultReplicationFactor;
     }
 
     public int leaderImbalancePerBrokerPercentage() {

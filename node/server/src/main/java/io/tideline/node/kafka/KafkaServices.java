@@ -10,6 +10,8 @@ import io.tideline.node.kafka.data.DataApis;
 import io.tideline.node.kafka.data.FetchStats;
 import io.tideline.node.kafka.admin.DescribeProducersApi;
 import io.tideline.node.kafka.data.InitProducerIdApi;
+import io.tideline.node.kafka.admin.AdminDeps;
+import io.tideline.node.kafka.admin.KafkaAdminApis;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.node.producer.ProducerIdInitializer;
 import io.tideline.node.server.ServerConfig;
@@ -50,6 +52,10 @@ public final class KafkaServices {
                 FetchStats.registeredIn(node.metrics())));
         apis.register(new DescribeProducersApi(node.image(), node.replicaManager()));
         apis.register(new InitProducerIdApi(node.producerIds()));
+        apis.registerAll(KafkaAdminApis.create(new AdminDeps(node.nodeId(), node.clusterId(), node.admin(), node.image(),
+                node.brokerConfigs(), node.config().originals(), node.config().node().numPartitions(),
+                (short) node.config().node().defaultReplicationFactor(),
+                broker -> KafkaMetadataResponses.kafkaEndpoint(broker, node.listenerName()))));
         return apis;
     }
 }

@@ -1,0 +1,42 @@
+package io.tideline.node.kafka.admin;
+
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.protocol.Errors;
+
+/** Small conversions between the gRPC admin answers and Kafka's response data. Stateless. */
+final class Answers {
+    private Answers() {
+    }
+
+    /** Kafka's code for one of ours: the numbers are the same (ErrorsMatchKafkaTest pins them). */
+    static short code(int ours) {
+        return Errors.forCode((short) ours).code();
+    }
+
+    /** Kafka's responses carry null, not "", when there is no message. */
+    static String message(String ours) {
+        return ours == null || ours.isEmpty() ? null : ours;
+    }
+
+    /** The message of an error answer: ours when there is one, else Kafka's default for the code. */
+    static String messageOrDefault(int code, String ours) {
+        return code == 0 ? null : ours == null || ours.isEmpty() ? Errors.forCode((short) code).message() : ours;
+    }
+
+    /** Our topic ids are Kafka's Uuid strings (URL-safe base64 of 16 bytes); an empty one is the zero id. */
+    static Uuid uuid(String topicId) {
+        if (topicId == null || topicId.isEmpty()) {
+            return Uuid.ZERO_UUID;
+        }
+        try {
+            return Uuid.fromString(topicId);
+        } catch (IllegalArgumentException e) {
+            return Uuid.ZERO_UUID;
+        }
+    }
+
+    static String message(Throwable e) {
+        Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+        return cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
+    }
+}

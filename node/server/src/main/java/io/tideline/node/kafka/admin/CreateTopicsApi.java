@@ -1,0 +1,158 @@
+package io.tideline.node.kafka.admin;
+
+import io.tideline.node.kafka.KafkaApi;
+import io.tideline.node.kafka.KafkaRequest;
+import io.tideline.proto.admin.Assignment;
+import io.tideline.proto.admin.ConfigValue;
+import io.tideline.proto.admin.CreateTopicsRequest;
+import io.tideline.proto.admin.CreateTopicsResponse;
+import io.tideline.proto.admin.NewTopic;
+import io.tideline.proto.admin.TopicResult;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.CreateTopicsRequestData;
+import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableReplicaAssignment;
+import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableTopic;
+import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableTopicConfig;
+import org.apache.kafka.common.message.CreateTopicsResponseData;
+import org.apache.kafka.common.message.CreateTopicsResponseData.CreatableTopicConfigs;
+import org.apache.kafka.common.message.CreateTopicsResponseData.CreatableTopicResult;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * Kafka's CreateTopics (v2-7) over the gRPC admin service's CreateTopics: the controller validates names,
+ * counts, assignments and configs. Here only what the Kafka request adds: -1 partitions or replication factor
+ * without assignments are the broker's num.partitions / default.replication.factor, a topic named twice is
+ * INVALID_REQUEST, a null config value INVALID_CONFIG, and v5+ answers carry the partition count, replication
+ * factor and every config of the created (or validated) topic, v7 its id.
+ */
+final class CreateTopicsApi implements KafkaApi {
+    private final AdminDeps deps;
+    private final TopicConfigView configs;
+
+    CreateTopicsApi(AdminDeps deps, TopicConfigView configs) {
+        this.deps = deps;
+        this.configs = configs;
+    }
+
+    @Override
+    public ApiKeys key() {
+        return ApiKeys.CREATE_TOPICS;
+    }
+
+    @Override
+    public short minVersion() {
+        return 2;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 7;
+    }
+
+    @Override
+    public CompletableFuture<CreateTopicsResponseData> handle(KafkaRequest request) {
+        CreateTopicsRequestData data = request.body(CreateTopicsRequestData.class);
+        Map<String, Integer> mentions = new HashMap<>();
+        data.topics().forEach(t -> mentions.merge(t.name(), 1, Integer::sum));
+        Map<String, CreatableTopicResult> refused = new LinkedHashMap<>();
+        CreateTopicsRequest.Builder grpc = CreateTopicsRequest.newBuilder().setValidateOnly(data.validateOnly())
+                .setTimeoutMs(Math.max(0, data.timeoutMs()));
+        Map<String, NewTopic> sent = new LinkedHashMap<>();
+        Set<String> seen = new HashSet<>();
+        for (CreatableTopic t : data.topics()) {
+            if (!seen.add(t.name())) {
+                continue;
+            }
+            String problem = mentions.get(t.name()) > 1 ? "topic '" + t.name() + "' is named more than once in the request"
+                    : null;
+            Errors error = Errors.INVALID_REQUEST;
+            if (problem == null) {
+                for (CreatableTopicConfig c : t.configs()) {
+                    if (c.value() == null) {
+                        problem = "null value not supported for topic config " + c.name();
+                        error = Errors.INVALID_CONFIG;
+                    }
+                }
+            }
+            if (problem != null) {
+                refused.put(t.name(), new CreatableTopicResult().setName(t.name()).setErrorCode(error.code())
+                        .setErrorMessage(problem));
+                continue;
+            }
+            NewTopic topic = newTopic(t);
+            sent.put(t.name(), topic);
+            grpc.addTopics(topic);
+        }
+        CompletableFuture<CreateTopicsResponse> answer = sent.isEmpty()
+                ? CompletableFuture.completedFuture(CreateTopicsResponse.getDefaultInstance())
+                : GrpcCall.call(deps.admin()::createTopics, grpc.build());
+        return answer.handle((r, e) -> {
+            CreateTopicsResponseData out = new CreateTopicsResponseData();
+            Map<String, TopicResult> byName = new HashMap<>();
+            if (r != null) {
+                r.getResultsList().forEach(x -> byName.put(x.getName(), x));
+            }
+            Set<String> answered = new HashSet<>();
+            for (CreatableTopic t : data.topics()) {
+                if (!answered.add(t.name())) {
+                    continue;
+                }
+                CreatableTopicResult result = refused.get(t.name());
+                if (result == null) {
+                    result = result(t.name(), sent.get(t.name()), byName.get(t.name()), e, data.validateOnly());
+                }
+                out.topics().add(result);
+            }
+            return out;
+        });
+    }
+
+    private NewTopic newTopic(CreatableTopic t) {
+        NewTopic.Builder b = NewTopic.newBuilder().setName(t.name());
+        boolean assigned = !t.assignments().isEmpty();
+        b.setNumPartitions(t.numPartitions() == -1 && !assigned ? deps.defaultNumPartitions() : t.numPartitions());
+        b.setReplicationFactor(t.replicationFactor() == -1 && !assigned ? deps.defaultReplicationFactor()
+                : t.replicationFactor());
+        for (CreatableReplicaAssignment a : t.assignments()) {
+            b.addAssignments(Assignment.newBuilder().setPartition(a.partitionIndex()).addAllReplicas(a.brokerIds()));
+        }
+        for (CreatableTopicConfig c : t.configs()) {
+            b.addConfigs(ConfigValue.newBuilder().setKey(c.name()).setValue(c.value()));
+        }
+        return b.build();
+    }
+
+    private CreatableTopicResult result(String name, NewTopic sent, TopicResult r, Throwable e, boolean validateOnly) {
+        CreatableTopicResult out = new CreatableTopicResult().setName(name);
+        if (e != null || r == null) {
+            return out.setErrorCode(Errors.UNKNOWN_SERVER_ERROR.code())
+                    .setErrorMessage(e != null ? Answers.message(e) : "the controller's answer does not name this topic");
+        }
+        out.setErrorCode(Answers.code(r.getErrorCode())).setErrorMessage(Answers.message(r.getErrorMessage()));
+        if (r.getErrorCode() != 0) {
+            return out;
+        }
+        // The controller placed the partitions as asked: the counts are the request's, resolved above.
+        boolean assigned = sent.getAssignmentsCount() > 0;
+        out.setNumPartitions(assigned ? sent.getAssignmentsCount() : sent.getNumPartitions());
+        out.setReplicationFactor((short) (assigned ? sent.getAssignments(0).getReplicasCount() : sent.getReplicationFactor()));
+        out.setTopicId(validateOnly ? Uuid.ZERO_UUID : Answers.uuid(r.getTopicId()));
+        Map<String, String> overrides = new HashMap<>();
+        sent.getConfigsList().forEach(c -> overrides.put(c.getKey(), c.getValue()));
+        List<CreatableTopicConfigs> described = new ArrayList<>();
+        for (ConfigView c : configs.describe(deps.image().get(), overrides)) {
+            described.add(new CreatableTopicConfigs().setName(c.name()).setValue(c.value()).setReadOnly(false)
+                    .setConfigSource(c.source().id()).setIsSensitive(false));
+        }
+        return out.setConfigs(described);
+    }
+}

@@ -1,0 +1,78 @@
+package io.tideline.node.kafka.admin;
+
+import io.tideline.node.kafka.KafkaApi;
+import io.tideline.node.kafka.KafkaRequest;
+import io.tideline.proto.admin.DeleteRecordsPartition;
+import io.tideline.proto.admin.DeleteRecordsRequest;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.message.DeleteRecordsRequestData;
+import org.apache.kafka.common.message.DeleteRecordsResponseData;
+import org.apache.kafka.common.message.DeleteRecordsResponseData.DeleteRecordsPartitionResult;
+import org.apache.kafka.common.message.DeleteRecordsResponseData.DeleteRecordsTopicResult;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * Kafka's DeleteRecords (v0-2): the gRPC admin service's DeleteRecords, so the offset table is exactly
+ * docs/behaviours.md B23-B25 (-1 the high watermark, 0 a no-op, below -1 or above the high watermark
+ * OFFSET_OUT_OF_RANGE, NOT_LEADER_OR_FOLLOWER off the leader, REQUEST_TIMED_OUT with the low watermark so far,
+ * timeout_ms 0 the default 30 s). The answer has no message field; the low watermark is -1 on errors (B23).
+ */
+final class DeleteRecordsApi implements KafkaApi {
+    private final AdminDeps deps;
+
+    DeleteRecordsApi(AdminDeps deps) {
+        this.deps = deps;
+    }
+
+    @Override
+    public ApiKeys key() {
+        return ApiKeys.DELETE_RECORDS;
+    }
+
+    @Override
+    public short minVersion() {
+        return 0;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 2;
+    }
+
+    @Override
+    public CompletableFuture<DeleteRecordsResponseData> handle(KafkaRequest request) {
+        DeleteRecordsRequestData data = request.body(DeleteRecordsRequestData.class);
+        DeleteRecordsRequest.Builder grpc = DeleteRecordsRequest.newBuilder().setTimeoutMs(data.timeoutMs());
+        data.topics().forEach(t -> t.partitions().forEach(p -> grpc.addPartitions(DeleteRecordsPartition.newBuilder()
+                .setTopic(t.name()).setPartition(p.partitionIndex()).setOffset(p.offset()))));
+        if (grpc.getPartitionsCount() == 0) {
+            return CompletableFuture.completedFuture(new DeleteRecordsResponseData());
+        }
+        return GrpcCall.call(deps.admin()::deleteRecords, grpc.build()).handle((r, e) -> {
+            DeleteRecordsResponseData out = new DeleteRecordsResponseData();
+            if (e != null) {
+                // Every partition of the request gets the failure: the client retries what it must.
+                data.topics().forEach(t -> t.partitions().forEach(p -> topic(out, t.name()).partitions().add(
+                        new DeleteRecordsPartitionResult().setPartitionIndex(p.partitionIndex()).setLowWatermark(-1)
+                                .setErrorCode(Errors.UNKNOWN_SERVER_ERROR.code()))));
+                return out;
+            }
+            for (io.tideline.proto.admin.DeleteRecordsPartitionResult p : r.getPartitionsList()) {
+                topic(out, p.getTopic()).partitions().add(new DeleteRecordsPartitionResult()
+                        .setPartitionIndex(p.getPartition()).setLowWatermark(p.getLowWatermark())
+                        .setErrorCode(Answers.code(p.getErrorCode())));
+            }
+            return out;
+        });
+    }
+
+    private static DeleteRecordsTopicResult topic(DeleteRecordsResponseData out, String name) {
+        DeleteRecordsTopicResult t = out.topics().find(name);
+        if (t == null) {
+            t = new DeleteRecordsTopicResult().setName(name);
+            out.topics().add(t);
+        }
+        return t;
+    }
+}

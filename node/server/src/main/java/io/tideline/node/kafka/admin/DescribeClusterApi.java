@@ -1,0 +1,87 @@
+package io.tideline.node.kafka.admin;
+
+import io.tideline.node.kafka.KafkaApi;
+import io.tideline.node.kafka.KafkaRequest;
+import io.tideline.node.metadata.MetadataImage;
+import io.tideline.proto.admin.ClusterBroker;
+import io.tideline.proto.admin.DescribeClusterRequest;
+import io.tideline.proto.admin.DescribeClusterResponse;
+import io.tideline.proto.metadata.BrokerRegistrationRecord;
+import io.tideline.proto.metadata.Endpoint;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.message.DescribeClusterRequestData;
+import org.apache.kafka.common.message.DescribeClusterResponseData;
+import org.apache.kafka.common.message.DescribeClusterResponseData.DescribeClusterBroker;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * Kafka's DescribeCluster (v0-2) over the gRPC admin service's DescribeCluster (B64): the cluster id, the
+ * brokers with their Kafka listener endpoints (a broker without one is left out, as Kafka leaves out brokers
+ * without the request's listener), fenced ones only when v2 asks for them. The controller id is the metadata
+ * quorum's leader when it is a broker with a Kafka endpoint, else this broker: every broker accepts the
+ * controller's requests and forwards them, so a client sending there gets no NOT_CONTROLLER. When the quorum
+ * does not answer in time the answer is still NONE, from this broker's image (Kafka's brokers answer from their
+ * metadata cache). Only endpoint type 1 (brokers) is served; 2 is UNSUPPORTED_ENDPOINT_TYPE.
+ */
+final class DescribeClusterApi implements KafkaApi {
+    /** How long to wait for the quorum's view before answering from the image. */
+    static final int QUORUM_TIMEOUT_MS = 2_000;
+    private static final byte BROKER_ENDPOINTS = 1;
+
+    private final AdminDeps deps;
+
+    DescribeClusterApi(AdminDeps deps) {
+        this.deps = deps;
+    }
+
+    @Override
+    public ApiKeys key() {
+        return ApiKeys.DESCRIBE_CLUSTER;
+    }
+
+    @Override
+    public short minVersion() {
+        return 0;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 2;
+    }
+
+    @Override
+    public CompletableFuture<DescribeClusterResponseData> handle(KafkaRequest request) {
+        DescribeClusterRequestData data = request.body(DescribeClusterRequestData.class);
+        if (request.version() >= 1 && data.endpointType() != BROKER_ENDPOINTS) {
+            return CompletableFuture.completedFuture(new DescribeClusterResponseData().setClusterId(deps.clusterId())
+                    .setEndpointType(data.endpointType()).setErrorCode(Errors.UNSUPPORTED_ENDPOINT_TYPE.code())
+                    .setErrorMessage("only broker endpoints (type 1) are served, got " + data.endpointType()));
+        }
+        boolean includeFenced = request.version() >= 2 && data.includeFencedBrokers();
+        return GrpcCall.call(deps.admin()::describeCluster,
+                DescribeClusterRequest.newBuilder().setTimeoutMs(QUORUM_TIMEOUT_MS).build())
+                .thenApply(r -> answer(r, includeFenced));
+    }
+
+    private DescribeClusterResponseData answer(DescribeClusterResponse r, boolean includeFenced) {
+        MetadataImage image = deps.image().get();
+        DescribeClusterResponseData out = new DescribeClusterResponseData().setClusterId(r.getClusterId())
+                .setEndpointType(BROKER_ENDPOINTS).setControllerId(deps.brokerId());
+        for (ClusterBroker b : r.getBrokersList()) {
+            BrokerRegistrationRecord registration = image.brokers().get(b.getId());
+            Optional<Endpoint> endpoint = registration == null ? Optional.empty() : deps.kafkaEndpoint().apply(registration);
+            if (endpoint.isEmpty() || (b.getFenced() && !includeFenced)) {
+                continue;
+            }
+            out.brokers().add(new DescribeClusterBroker().setBrokerId(b.getId()).setHost(endpoint.get().getHost())
+                    .setPort(endpoint.get().getPort()).setRack(b.getRack().isEmpty() ? null : b.getRack())
+                    .setIsFenced(b.getFenced()));
+            if (b.getId() == r.getControllerId() && !b.getFenced()) {
+                out.setControllerId(b.getId());
+            }
+        }
+        return out;
+    }
+}

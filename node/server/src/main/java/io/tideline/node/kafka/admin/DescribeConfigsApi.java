@@ -1,0 +1,167 @@
+package io.tideline.node.kafka.admin;
+
+import io.tideline.common.config.ConfigDef;
+import io.tideline.node.config.DynamicBrokerConfigs;
+import io.tideline.node.kafka.KafkaApi;
+import io.tideline.node.kafka.KafkaRequest;
+import io.tideline.node.metadata.MetadataImage;
+import io.tideline.node.metadata.TopicImage;
+import io.tideline.proto.admin.BrokerConfigEntry;
+import io.tideline.proto.admin.DescribeBrokerConfigsRequest;
+import io.tideline.proto.admin.DescribeBrokerConfigsResponse;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.message.DescribeConfigsRequestData;
+import org.apache.kafka.common.message.DescribeConfigsRequestData.DescribeConfigsResource;
+import org.apache.kafka.common.message.DescribeConfigsResponseData;
+import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsResourceResult;
+import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsResult;
+import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsSynonym;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
+
+/**
+ * Kafka's DescribeConfigs (v1-4) for TOPIC and BROKER resources. A topic: every topic key with its value in
+ * force ({@link TopicConfigView}). A broker: the gRPC admin service's DescribeBrokerConfigs, the dynamic keys
+ * (name "" is the cluster-wide default, "N" must be sent to broker N, as Kafka's AdminClient does). No key is
+ * read-only (all are dynamic) or sensitive (none holds a secret); documentation is not sent. Other resource
+ * types (BROKER_LOGGER, GROUP, CLIENT_METRICS) are INVALID_REQUEST. Null or empty configuration keys ask for every key.
+ */
+final class DescribeConfigsApi implements KafkaApi {
+    private static final ConfigDef BROKER_KEYS = DynamicBrokerConfigs.definition();
+
+    private final AdminDeps deps;
+    private final TopicConfigView topics;
+
+    DescribeConfigsApi(AdminDeps deps, TopicConfigView topics) {
+        this.deps = deps;
+        this.topics = topics;
+    }
+
+    @Override
+    public ApiKeys key() {
+        return ApiKeys.DESCRIBE_CONFIGS;
+    }
+
+    @Override
+    public short minVersion() {
+        return 1;
+    }
+
+    @Override
+    public short maxVersion() {
+        return 4;
+    }
+
+    @Override
+    public CompletableFuture<DescribeConfigsResponseData> handle(KafkaRequest request) {
+        DescribeConfigsRequestData data = request.body(DescribeConfigsRequestData.class);
+        List<CompletableFuture<DescribeConfigsResult>> results = new ArrayList<>();
+        for (DescribeConfigsResource resource : data.resources()) {
+            results.add(describe(resource, data.includeSynonyms()).exceptionally(e -> error(resource,
+                    Errors.UNKNOWN_SERVER_ERROR, Answers.message(e))));
+        }
+        return CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).thenApply(v -> {
+            DescribeConfigsResponseData out = new DescribeConfigsResponseData();
+            results.forEach(f -> out.results().add(f.join()));
+            return out;
+        });
+    }
+
+    private CompletableFuture<DescribeConfigsResult> describe(DescribeConfigsResource resource, boolean synonyms) {
+        ConfigResource.Type type = ConfigResource.Type.forId(resource.resourceType());
+        if (type == ConfigResource.Type.TOPIC) {
+            return CompletableFuture.completedFuture(topic(resource, synonyms));
+        }
+        if (type == ConfigResource.Type.BROKER) {
+            return broker(resource, synonyms);
+        }
+        return CompletableFuture.completedFuture(error(resource, Errors.INVALID_REQUEST,
+                "resource type " + type + " is not served; TOPIC and BROKER are"));
+    }
+
+    private DescribeConfigsResult topic(DescribeConfigsResource resource, boolean includeSynonyms) {
+        MetadataImage image = deps.image().get();
+        Optional<TopicImage> topic = image.topic(resource.resourceName());
+        if (topic.isEmpty()) {
+            return error(resource, Errors.UNKNOWN_TOPIC_OR_PARTITION, "unknown topic '" + resource.resourceName() + "'");
+        }
+        Set<String> wanted = wanted(resource);
+        DescribeConfigsResult out = ok(resource);
+        for (ConfigView c : topics.describe(image, topic.get().configs())) {
+            if (wanted == null || wanted.contains(c.name())) {
+                out.configs().add(entry(c, includeSynonyms));
+            }
+        }
+        return out;
+    }
+
+    private CompletableFuture<DescribeConfigsResult> broker(DescribeConfigsResource resource, boolean includeSynonyms) {
+        int brokerId;
+        try {
+            brokerId = resource.resourceName().isEmpty() ? DynamicBrokerConfigs.CLUSTER_DEFAULT
+                    : Integer.parseInt(resource.resourceName());
+        } catch (NumberFormatException e) {
+            return CompletableFuture.completedFuture(error(resource, Errors.INVALID_REQUEST,
+                    "a broker resource is named by its id or \"\" (the cluster default), got '"
+                            + resource.resourceName() + "'"));
+        }
+        Set<String> wanted = wanted(resource);
+        return GrpcCall.call(deps.admin()::describeBrokerConfigs,
+                DescribeBrokerConfigsRequest.newBuilder().setBrokerId(brokerId).build()).thenApply(r -> {
+                    if (r.getErrorCode() != 0) {
+                        return error(resource, Errors.forCode((short) r.getErrorCode()), r.getErrorMessage());
+                    }
+                    DescribeConfigsResult out = ok(resource);
+                    for (BrokerConfigEntry e : r.getEntriesList()) {
+                        if (wanted == null || wanted.contains(e.getName())) {
+                            out.configs().add(entry(brokerView(e), includeSynonyms));
+                        }
+                    }
+                    return out;
+                });
+    }
+
+    /** The keys asked for, null for all: Kafka's clients send null; an empty list is read the same way. */
+    private static Set<String> wanted(DescribeConfigsResource resource) {
+        List<String> keys = resource.configurationKeys();
+        return keys == null || keys.isEmpty() ? null : new HashSet<>(keys);
+    }
+
+    private static ConfigView brokerView(BrokerConfigEntry e) {
+        ConfigDef.ConfigKey key = BROKER_KEYS.configKeys().get(e.getName());
+        return new ConfigView(e.getName(), e.hasValue() ? e.getValue() : null, ConfigView.source(e.getSource().name()),
+                e.getSynonymsList().stream().map(s -> new ConfigView.Synonym(s.getName(), s.getValue(),
+                        ConfigView.source(s.getSource().name()))).toList(),
+                key == null ? ConfigType.UNKNOWN : ConfigView.type(key.type()));
+    }
+
+    private static DescribeConfigsResourceResult entry(ConfigView c, boolean includeSynonyms) {
+        DescribeConfigsResourceResult r = new DescribeConfigsResourceResult().setName(c.name()).setValue(c.value())
+                .setReadOnly(false).setIsSensitive(false).setConfigSource(c.source().id()).setConfigType(c.type().id());
+        if (includeSynonyms) {
+            List<DescribeConfigsSynonym> synonyms = new ArrayList<>();
+            c.synonyms().forEach(s -> synonyms.add(new DescribeConfigsSynonym().setName(s.name()).setValue(s.value())
+                    .setSource(s.source().id())));
+            r.setSynonyms(synonyms);
+        }
+        return r;
+    }
+
+    private static DescribeConfigsResult ok(DescribeConfigsResource resource) {
+        return new DescribeConfigsResult().setResourceType(resource.resourceType())
+                .setResourceName(resource.resourceName()).setErrorCode(Errors.NONE.code()).setConfigs(new ArrayList<>());
+    }
+
+    private static DescribeConfigsResult error(DescribeConfigsResource resource, Errors error, String message) {
+        return new DescribeConfigsResult().setResourceType(resource.resourceType())
+                .setResourceName(resource.resourceName()).setErrorCode(error.code()).setErrorMessage(message)
+                .setConfigs(new ArrayList<>());
+    }
+}
