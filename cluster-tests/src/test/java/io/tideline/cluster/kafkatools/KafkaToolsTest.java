@@ -47,10 +47,10 @@ class KafkaToolsTest {
     private static final Duration TOOL = Duration.ofSeconds(60);
     private static final int PERF_RECORDS = 20_000;
     /**
-     * The producer's default (kafka-clients enables idempotence unless told otherwise). False until the idempotent
-     * producer (InitProducerId, producer state at the leaders) is served: then ProducerPerformance runs with it.
+     * The producer's default (kafka-clients enables idempotence unless told otherwise), stated so that the step
+     * says what it tests: ProducerPerformance's idempotent producer (InitProducerId, sequences at the leaders).
      */
-    private static final boolean IDEMPOTENCE = false;
+    private static final boolean IDEMPOTENCE = true;
 
     /** Static: one directory for the class's one cluster, there before {@code @BeforeAll}. */
     @TempDir
@@ -108,16 +108,16 @@ class KafkaToolsTest {
         // Kafka's tool does not wait for leaders; the comparison waits until every partition has its full ISR.
         Awaitility.await("TopicCommand --describe as the cluster sees it").atMost(Duration.ofSeconds(90))
                 .pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
-                    ChildProcess.Result describe = kafka.run(TOOL, KafkaTools.TOPIC_COMMAND, "--bootstrap-server",
-                            bootstrap, "--command-config", adminConfig.toString(), "--describe", "--topic", "described")
-                            .assertSucceeded();
+                    ChildProcess.Result describe = succeededOrStop(kafka.run(TOOL, KafkaTools.TOPIC_COMMAND,
+                            "--bootstrap-server", bootstrap, "--command-config", adminConfig.toString(), "--describe",
+                            "--topic", "described"));
                     String header = describe.stdout().lines().filter(l -> l.startsWith("Topic: described\t"))
                             .findFirst().orElseThrow(() -> new AssertionError("no topic line: " + describe));
                     assertTrue(header.contains("\tPartitionCount: 3\t") && header.contains("\tReplicationFactor: 3\t")
                             && header.contains("min.insync.replicas=2"), describe.toString());
                     Map<Integer, PartitionLine> theirs = PartitionLine.parse(describe.stdout(), "described");
-                    ChildProcess.Result ours = cluster.tideline(TOOL, "admin", "--bootstrap-server",
-                            cluster.grpcBootstrap(), "topics", "--describe", "--topic", "described").assertSucceeded();
+                    ChildProcess.Result ours = succeededOrStop(cluster.tideline(TOOL, "admin", "--bootstrap-server",
+                            cluster.grpcBootstrap(), "topics", "--describe", "--topic", "described"));
                     Map<Integer, PartitionLine> expected = PartitionLine.parse(ours.stdout(), "described");
                     assertEquals(Set.of(0, 1, 2), expected.keySet(), ours.toString());
                     for (PartitionLine p : expected.values()) {
@@ -239,9 +239,9 @@ class KafkaToolsTest {
         ChildProcess.Result[] verified = new ChildProcess.Result[1];
         Awaitility.await("reassignment of moved-0 complete").atMost(Duration.ofSeconds(90))
                 .pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
-                    verified[0] = kafka.run(TOOL, KafkaTools.REASSIGN_PARTITIONS, "--bootstrap-server", bootstrap,
-                            "--command-config", adminConfig.toString(), "--verify", "--reassignment-json-file",
-                            plan.toString()).assertSucceeded();
+                    verified[0] = succeededOrStop(kafka.run(TOOL, KafkaTools.REASSIGN_PARTITIONS, "--bootstrap-server",
+                            bootstrap, "--command-config", adminConfig.toString(), "--verify", "--reassignment-json-file",
+                            plan.toString()));
                     assertTrue(verified[0].stdout().contains("Reassignment of partition moved-0 is completed."),
                             verified[0].toString());
                 });
@@ -257,6 +257,17 @@ class KafkaToolsTest {
     }
 
     // -------------------------------------------------------------------------------------------------------------
+
+    /**
+     * Inside an Awaitility wait: a tool that failed (non-zero exit) ends the wait at once with its output, rather than
+     * being tried again until the bound (Awaitility retries only assertion errors).
+     */
+    private static ChildProcess.Result succeededOrStop(ChildProcess.Result result) {
+        if (result.exitCode() != 0) {
+            throw new IllegalStateException("exit " + result.exitCode() + " from " + result);
+        }
+        return result;
+    }
 
     private void createTopic(String topic, int partitions, int replicationFactor) throws Exception {
         // Tideline's CLI returns once every partition has a leader, so the tool step after it needs no wait.
