@@ -1,28 +1,31 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2317 # cleanup (the EXIT trap) and the parse_* functions (step's argument) are called indirectly
 # compare-kafka.sh: the same produce, consume and end-to-end workloads against Apache Kafka 4.4.0 (its own
-# perf tools) and against Tideline (tideline perf), on this machine, in one run; prints one markdown table.
+# perf tools), against Tideline (tideline perf, over gRPC) and against Tideline's Kafka listener (Kafka's own perf
+# tools again: the client is the same as on Kafka's side, so that column compares the brokers alone), on this
+# machine, in one run; prints one markdown table with the three systems side by side.
 #
 #   scripts/bench/compare-kafka.sh [--quick] [--runs N] [--records N] [--e2e-records N] [--keep-data]
 #   scripts/bench/compare-kafka.sh --table RUN-DIR     (the table again, from RUN-DIR/results.tsv)
 #
 # Each run starts a fresh 3-node Kafka cluster (KRaft, every node broker + controller), runs the workloads
 # with Kafka's ProducerPerformance, ConsumerPerformance and EndToEndLatency, and stops it; then it starts a
-# fresh 3-node Tideline cluster (scripts/cluster.sh) and runs `tideline perf` with the same parameters.
+# fresh 3-node Tideline cluster (scripts/cluster.sh) and runs `tideline perf` with the same parameters; then
+# another fresh Tideline cluster, and Kafka's tools with the same parameters against its Kafka listener.
 # Workloads, all RF 3, min.insync.replicas=2, acks=all, 1 KiB records:
 #   produce-1p, produce-3p        --num-records N at an unbounded rate (--throughput -1), 1 and 3 partitions
 #   produce-1p-half, -3p-half     N/4 records at half the rate Kafka reached in the same run (latency)
 #   consume-1p, consume-3p        the first N records of those topics
 #   e2e                           --e2e-records records, one at a time (1 partition)
 # For each workload it records every broker's RSS (peak and end, /proc/PID/status) and CPU seconds (utime +
-# stime, /proc/PID/stat). The table gives the median, min and max over the runs of both systems and the
-# ratio Tideline/Kafka of the medians. Defaults: N=500000, e2e 10000 records, 3 runs (20-25 minutes expected
-# on 2 quiet cores); --quick: N=50000, e2e 1000 (13-17 minutes on 2 cores busy with other builds; about half
-# of it is JVM starts).
+# stime, /proc/PID/stat). The table gives the median, min and max over the runs of each of the three and the
+# ratios of the medians to Kafka's: Tideline's Kafka listener/Kafka and tideline perf/Kafka. Defaults: N=500000, e2e 10000 records, 3 runs (25-35 minutes expected
+# on 2 quiet cores with the third system); --quick: N=50000, e2e 1000 (18-25 minutes on 2 cores busy with other
+# builds; about half of it is JVM starts).
 #
 # Everything goes to 127.0.0.1. Kafka listens on 127.0.0.1:(KAFKA_PORT_BASE+i) and its controllers on
 # (KAFKA_CONTROLLER_PORT_BASE+i); Tideline uses TIDELINE_CLIENT_PORT_BASE / TIDELINE_QUORUM_PORT_BASE /
-# TIDELINE_METRICS_PORT_BASE (defaults below, away from cluster.sh's defaults so that a cluster someone runs
+# TIDELINE_METRICS_PORT_BASE / TIDELINE_KAFKA_PORT_BASE (its Kafka listener) (defaults below, away from cluster.sh's defaults so that a cluster someone runs
 # there is left alone). The Kafka jars are fetched once with Maven into scripts/bench/kafka-compare/ (git
 # ignores it); each run's data, logs and tool outputs go under scripts/bench/kafka-compare/runs/<time>/, the
 # data is deleted at the end (unless --keep-data), the logs, tool outputs and report.md stay. On exit (also on
@@ -43,6 +46,7 @@ KAFKA_CONTROLLER_PORT_BASE="${KAFKA_CONTROLLER_PORT_BASE:-19191}"
 export TIDELINE_CLIENT_PORT_BASE="${TIDELINE_CLIENT_PORT_BASE:-29091}"
 export TIDELINE_QUORUM_PORT_BASE="${TIDELINE_QUORUM_PORT_BASE:-29191}"
 export TIDELINE_METRICS_PORT_BASE="${TIDELINE_METRICS_PORT_BASE:-29291}"
+export TIDELINE_KAFKA_PORT_BASE="${TIDELINE_KAFKA_PORT_BASE:-29391}"
 # The heap of every broker, both systems (scripts/tideline starts Tideline nodes with -Xmx512m).
 BROKER_HEAP=-Xmx512m
 # What Kafka's kafka-run-class.sh adds to every Kafka JVM, brokers and tools alike.
@@ -155,7 +159,7 @@ cleanup() {
     fi
     stop_tracked 30
     if ((KEEP_DATA == 0)) && [[ -n "${RUN_DIR:-}" ]]; then
-        rm -rf "$RUN_DIR"/r*/kafka/node-*/data "$RUN_DIR"/r*/tideline/node-*/logs "$RUN_DIR"/r*/tideline/node-*/metadata
+        rm -rf "$RUN_DIR"/r*/kafka/node-*/data "$RUN_DIR"/r*/tideline*/node-*/logs "$RUN_DIR"/r*/tideline*/node-*/metadata
     fi
     exit "$rc"
 }
@@ -241,7 +245,7 @@ check_ports_free() {
     local i port
     for ((i = 1; i <= NODES; i++)); do
         for port in $((KAFKA_PORT_BASE + i)) $((KAFKA_CONTROLLER_PORT_BASE + i)) $((TIDELINE_CLIENT_PORT_BASE + i)) \
-            $((TIDELINE_QUORUM_PORT_BASE + i)) $((TIDELINE_METRICS_PORT_BASE + i)); do
+            $((TIDELINE_QUORUM_PORT_BASE + i)) $((TIDELINE_METRICS_PORT_BASE + i)) $((TIDELINE_KAFKA_PORT_BASE + i)); do
             if port_in_use "$port"; then
                 echo "compare-kafka.sh: 127.0.0.1:$port is in use; set KAFKA_PORT_BASE, KAFKA_CONTROLLER_PORT_BASE or TIDELINE_*_PORT_BASE" >&2
                 exit 1
@@ -252,6 +256,7 @@ check_ports_free() {
 
 BROKER_PIDS=()
 BOOTSTRAP=""
+TIDELINE_GRPC_BOOTSTRAP=""
 
 # Each run has its own directories (RUN_N_DIR), so that a start never reads the previous run's logs.
 start_kafka() {
@@ -327,11 +332,14 @@ stop_kafka() {
     ((KEEP_DATA)) || rm -rf "$RUN_N_DIR/kafka/node-"*/data
 }
 
+# start_tideline SYSTEM: a fresh cluster in RUN_N_DIR/SYSTEM. BOOTSTRAP is its gRPC client listener for
+# tideline perf (system tideline), its Kafka listener for Kafka's tools (system tideline-kafka), as `cluster.sh
+# status` prints it; TIDELINE_GRPC_BOOTSTRAP is the gRPC one either way (topics are created with Tideline's CLI).
 start_tideline() {
-    local i pid
-    TIDELINE_DIR="$RUN_N_DIR/tideline"
-    TIDELINE_CLUSTER_DIR="$TIDELINE_DIR" "$ROOT/scripts/cluster.sh" start "$NODES" > "$RUN_N_DIR/tideline-start.log" 2>&1 || {
-        cat "$RUN_N_DIR/tideline-start.log" >&2
+    local system="$1" i pid
+    TIDELINE_DIR="$RUN_N_DIR/$system"
+    TIDELINE_CLUSTER_DIR="$TIDELINE_DIR" "$ROOT/scripts/cluster.sh" start "$NODES" > "$RUN_N_DIR/$system-start.log" 2>&1 || {
+        cat "$RUN_N_DIR/$system-start.log" >&2
         exit 1
     }
     BROKER_PIDS=()
@@ -341,13 +349,19 @@ start_tideline() {
         track "$pid" "$TIDELINE_DIR/node-$i.properties"
         BROKER_PIDS+=("$pid")
     done
-    BOOTSTRAP="127.0.0.1:$((TIDELINE_CLIENT_PORT_BASE + 1))"
-    log "Tideline: $NODES nodes serving (pids ${BROKER_PIDS[*]}), bootstrap $BOOTSTRAP"
+    TIDELINE_GRPC_BOOTSTRAP="127.0.0.1:$((TIDELINE_CLIENT_PORT_BASE + 1))"
+    BOOTSTRAP="$TIDELINE_GRPC_BOOTSTRAP"
+    if [[ "$system" == tideline-kafka ]]; then
+        BOOTSTRAP="$(TIDELINE_CLUSTER_DIR="$TIDELINE_DIR" "$ROOT/scripts/cluster.sh" status \
+            | sed -n 's/^kafka bootstrap server: //p')"
+        [[ -n "$BOOTSTRAP" ]] || { echo "compare-kafka.sh: cluster.sh status printed no 'kafka bootstrap server:' line" >&2; exit 1; }
+    fi
+    log "Tideline ($system): $NODES nodes serving (pids ${BROKER_PIDS[*]}), bootstrap $BOOTSTRAP"
 }
 
 stop_tideline() {
     log "stopping Tideline (pids ${BROKER_PIDS[*]})"
-    TIDELINE_CLUSTER_DIR="$TIDELINE_DIR" "$ROOT/scripts/cluster.sh" stop > "$RUN_N_DIR/tideline-stop.log" 2>&1 || true
+    TIDELINE_CLUSTER_DIR="$TIDELINE_DIR" "$ROOT/scripts/cluster.sh" stop > "$TIDELINE_DIR-stop.log" 2>&1 || true
     stop_tracked 30
     BROKER_PIDS=()
     ((KEEP_DATA)) || rm -rf "$TIDELINE_DIR"/node-*/logs "$TIDELINE_DIR"/node-*/metadata
@@ -359,7 +373,7 @@ create_topic() { # system name partitions
         "$KAFKA_RUN" "$KAFKA_E2E_HEAP" org.apache.kafka.tools.TopicCommand --bootstrap-server "$BOOTSTRAP" --create \
             --topic "$2" --partitions "$3" --replication-factor 3 --config min.insync.replicas=2 > /dev/null
     else
-        "$ROOT/scripts/tideline" admin --bootstrap-server "$BOOTSTRAP" topics --create --topic "$2" --partitions "$3" \
+        "$ROOT/scripts/tideline" admin --bootstrap-server "$TIDELINE_GRPC_BOOTSTRAP" topics --create --topic "$2" --partitions "$3" \
             --replication-factor 3 --config min.insync.replicas=2 > /dev/null
     fi
 }
@@ -515,7 +529,8 @@ value_of() { # system run workload metric
 }
 
 # ---------------------------------------------------------------------------------------------------------
-# One system's workloads in one run. Both systems get the very same flags; only the program differs.
+# One system's workloads in one run. All three get the very same flags; only the program (and for tideline-kafka
+# the broker behind Kafka's program) differs.
 CMD=()
 
 perf_cmd() { # system produce|consume|e2e flags... -> CMD
@@ -607,6 +622,10 @@ ROWS=(
 )
 WORKLOADS=(produce-1p produce-3p produce-1p-half produce-3p-half consume-1p consume-3p e2e)
 
+# The three systems of the table, in its column order: Kafka, Tideline over gRPC (tideline perf), and Tideline's
+# Kafka listener (Kafka's tools).
+SYSTEMS=(kafka tideline tideline-kafka)
+
 # "median (min-max)" of one system's values for a workload and metric, and the median alone on a second line.
 summary() { # system workload metric
     awk -F'\t' -v s="$1" -v w="$2" -v m="$3" '
@@ -629,9 +648,9 @@ summary() { # system workload metric
 }
 
 print_table() {
-    local row workload metric label better k t kmed tmed ratio
-    echo "| workload | metric | better | Kafka $KAFKA_VERSION median (min-max) | Tideline median (min-max) | Tideline/Kafka |"
-    echo "| --- | --- | --- | --- | --- | --- |"
+    local row workload metric label better
+    echo "| workload | metric | better | Kafka $KAFKA_VERSION median (min-max) | Tideline (tideline perf) median (min-max) | Tideline Kafka listener (Kafka's tools) median (min-max) | listener/Kafka | tideline perf/Kafka |"
+    echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
     for row in "${ROWS[@]}"; do
         IFS='|' read -r workload metric label better <<< "$row"
         print_row "$workload" "$metric" "$label" "$better"
@@ -643,15 +662,23 @@ print_table() {
     done
 }
 
-print_row() { # workload metric label better
-    local k t kmed tmed ratio
-    { read -r k; read -r kmed; } < <(summary kafka "$1" "$2")
-    { read -r t; read -r tmed; } < <(summary tideline "$1" "$2")
-    ratio="n/a"
-    if [[ -n "$kmed" && -n "$tmed" ]]; then
-        ratio="$(awk -v a="$tmed" -v b="$kmed" 'BEGIN { if (b == 0) print "n/a"; else printf "%.2fx", a / b }')"
+# The ratio of two medians ("1.23x"), or n/a when either is missing or the divisor is 0.
+ratio() { # median divisor-median
+    if [[ -n "$1" && -n "$2" ]]; then
+        awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "n/a"; else printf "%.2fx", a / b }'
+    else
+        echo "n/a"
     fi
-    echo "| $1 | $3 | $4 | $k | $t | $ratio |"
+}
+
+print_row() { # workload metric label better
+    local system cell median cells=() medians=()
+    for system in "${SYSTEMS[@]}"; do
+        { read -r cell; read -r median; } < <(summary "$system" "$1" "$2")
+        cells+=("$cell")
+        medians+=("$median")
+    done
+    echo "| $1 | $3 | $4 | ${cells[0]} | ${cells[1]} | ${cells[2]} | $(ratio "${medians[2]}" "${medians[0]}") | $(ratio "${medians[1]}" "${medians[0]}") |"
 }
 
 machine() {
@@ -696,21 +723,24 @@ main() {
         start_kafka
         run_workloads kafka "$run"
         stop_kafka
-        start_tideline
+        start_tideline tideline
         run_workloads tideline "$run"
+        stop_tideline
+        start_tideline tideline-kafka
+        run_workloads tideline-kafka "$run"
         stop_tideline
     done
     local load_end elapsed
     load_end="$(cut -d' ' -f1-3 /proc/loadavg)"
     elapsed=$((SECONDS - t0))
     {
-        echo "## Tideline and Apache Kafka $KAFKA_VERSION, $NODES brokers each"
+        echo "## Tideline (through its Kafka listener and through gRPC) and Apache Kafka $KAFKA_VERSION, $NODES brokers each"
         echo
         echo "- date: $started; $RUNS runs, $((elapsed / 60)) min $((elapsed % 60)) s$( ((QUICK)) && echo ' (--quick)')"
         echo "- machine: $(machine)"
         echo "- load average (1, 5, 15 min) at the start: $load_start; at the end: $load_end"
         echo "- workloads: RF 3, min.insync.replicas=2, acks=all, $RECORD_SIZE-byte records; produce $RECORDS records unbounded, $((RECORDS / 4)) at half of Kafka's rate in the same run (rates: $(awk -F'\t' '$4 == "target_records_per_s" { printf "%s%s %s", sep, $3, $5; sep = ", " }' "$RESULTS")); consume the first $RECORDS; e2e $E2E_RECORDS records"
-        echo "- brokers: $BROKER_HEAP each; Kafka with kafka-run-class.sh's JVM options; consume figures are fetch.* (Kafka's MB.sec also counts its group join, Tideline has no groups)"
+        echo "- brokers: $BROKER_HEAP each; Kafka with kafka-run-class.sh's JVM options; the listener column runs Kafka's tools (same JVM options and heaps) against a fresh Tideline cluster's Kafka listener; consume figures are fetch.* (Kafka's ConsumerPerformance joins a group on both Kafka and the listener and MB.sec counts the join; tideline perf has no groups)"
         echo
         print_table
         if ((FAILED > 0)); then
