@@ -296,6 +296,13 @@ final class Sender implements Runnable {
      * @param inFlight whether the batch is in flight (else the accumulator has let it go already)
      */
     private void failSequenced(ProducerBatch batch, RuntimeException failure, boolean inFlight) {
+        // Before any future completes: a record sent from a callback (or right after a join) must not be sequenced
+        // under the old epoch, past the hole.
+        if (!idempotence.bumpRequired()) {
+            log.warn("a batch of producer id {} epoch {} to {} failed for good ({}); bumping the epoch once the "
+                    + "batches in flight are answered", batch.producerId, batch.producerEpoch, batch.tp, failure.getMessage());
+        }
+        idempotence.requestBump();
         batch.fail(failure);
         idempotence.resolved(batch);
         if (inFlight) {
@@ -317,11 +324,6 @@ final class Sender implements Runnable {
                 }
             }
         }
-        if (!idempotence.bumpRequired()) {
-            log.warn("a batch of producer id {} epoch {} to {} failed for good ({}); bumping the epoch once the "
-                    + "batches in flight are answered", batch.producerId, batch.producerEpoch, batch.tp, failure.getMessage());
-        }
-        idempotence.requestBump();
     }
 
     /** The batches of one partition sent together failed together: retry them all in order, or fail them. */
