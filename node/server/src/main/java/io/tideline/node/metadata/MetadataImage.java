@@ -23,7 +23,7 @@ public final class MetadataImage {
     public static final int RECENT_CHANGES_PER_PARTITION = 10;
 
     public static final MetadataImage EMPTY = new MetadataImage(0, 0, new TreeMap<>(), new TreeMap<>(), new TreeMap<>(),
-            new TreeMap<>(), new TreeMap<>());
+            new TreeMap<>(), new TreeMap<>(), new TreeMap<>());
 
     private final long offset;
     private final long term;
@@ -34,11 +34,13 @@ public final class MetadataImage {
     private final Map<String, String> topicNamesById;
     /** Dynamic broker configs by broker id, -1 the cluster-wide default; no entry for an empty set. */
     private final SortedMap<Integer, SortedMap<String, String>> brokerConfigs;
+    /** Consumer groups by id: committed offsets and the last completed rebalance's metadata. */
+    private final SortedMap<String, GroupImage> groups;
 
     MetadataImage(long offset, long term, SortedMap<Integer, BrokerRegistrationRecord> brokers,
                   SortedMap<String, TopicImage> topicsByName, SortedMap<String, List<PartitionChangeRecord>> recentChanges,
                   SortedMap<String, FailedReplicaRecord> failedReplicas,
-                  SortedMap<Integer, SortedMap<String, String>> brokerConfigs) {
+                  SortedMap<Integer, SortedMap<String, String>> brokerConfigs, SortedMap<String, GroupImage> groups) {
         this.offset = offset;
         this.term = term;
         this.brokers = Collections.unmodifiableSortedMap(brokers);
@@ -51,6 +53,7 @@ public final class MetadataImage {
         }
         this.topicNamesById = Collections.unmodifiableMap(ids);
         this.brokerConfigs = Collections.unmodifiableSortedMap(brokerConfigs);
+        this.groups = Collections.unmodifiableSortedMap(groups);
     }
 
     /** Raft index of the last entry applied to this image. */
@@ -118,6 +121,14 @@ public final class MetadataImage {
     /** Every broker's (and the default's, under -1) dynamic configs, by broker id. */
     public SortedMap<Integer, SortedMap<String, String>> allBrokerConfigs() {
         return brokerConfigs;
+    }
+
+    public SortedMap<String, GroupImage> groups() {
+        return groups;
+    }
+
+    public Optional<GroupImage> group(String groupId) {
+        return Optional.ofNullable(groups.get(groupId));
     }
 
     /** Number of partitions with no leader. */
