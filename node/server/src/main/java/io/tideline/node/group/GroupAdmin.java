@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
 public final class GroupAdmin {
     private static final Logger log = LoggerFactory.getLogger(GroupAdmin.class);
     /** Kafka's group type of the classic protocol, what ListGroups v5 prints and filters on. */
-    static final String CLASSIC = "classic";
+    public static final String CLASSIC = "classic";
 
     private final GroupRegistry registry;
 
