@@ -42,8 +42,9 @@ public final class GroupConfig extends AbstractConfig {
                     "The most members (including those given a member id and not yet rejoined) a group may have; "
                     + "past it JoinGroup answers GROUP_MAX_SIZE_REACHED. Kafka's default is unbounded.")
             .define(GROUP_COORDINATOR_MAX_GROUPS_CONFIG, INT, 100_000, Range.atLeast(1), MEDIUM,
-                    "The most groups one coordinator holds (in memory and in the metadata); a new group past it is "
-                    + "answered COORDINATOR_LOAD_IN_PROGRESS (retriable) until groups are deleted or expire.")
+                    "The most groups one coordinator holds in memory (those it served since it took them over); a new "
+                    + "group past it is answered COORDINATOR_LOAD_IN_PROGRESS (retriable) until groups are deleted "
+                    + "or expire.")
             .define(OFFSETS_COMMIT_TIMEOUT_MS_CONFIG, INT, 5000, Range.atLeast(1), HIGH,
                     "How long an OffsetCommit waits for the metadata quorum (including the wait for the commit entry "
                     + "in flight before it); then it is answered COORDINATOR_NOT_AVAILABLE, as Kafka answers a "

@@ -38,7 +38,7 @@ public final class OffsetCommitBatcher {
     private boolean inFlight;
     private final AtomicLong entries = new AtomicLong();
 
-    private record Pending(GroupOffsetCommit commit, CompletableFuture<Errors> result, int bytes) {
+    private record Pending(GroupOffsetCommit commit, CompletableFuture<Errors> result, int bytes, long deadlineMs) {
     }
 
     public OffsetCommitBatcher(GroupQuorum quorum, ImageTracker images, Time time, Scheduler scheduler,
@@ -53,7 +53,8 @@ public final class OffsetCommitBatcher {
 
     /** Completes with the commit's outcome: NONE, a check's error from the controller, or a retriable error. */
     public CompletableFuture<Errors> commit(GroupOffsetCommit commit) {
-        Pending pending = new Pending(commit, new CompletableFuture<>(), commit.getSerializedSize());
+        Pending pending = new Pending(commit, new CompletableFuture<>(), commit.getSerializedSize(),
+                time.milliseconds() + timeoutMs);
         boolean send;
         synchronized (this) {
             // One commit alone may exceed the bound (the request size limit bounds it): it must not wait forever.
@@ -88,7 +89,11 @@ public final class OffsetCommitBatcher {
         synchronized (this) {
             while (!queue.isEmpty()) {
                 Pending p = queue.poll();
-                if (!p.result.isDone()) {
+                // Past its deadline a commit is answered COORDINATOR_NOT_AVAILABLE (its timer may not have run
+                // yet): sending it would commit what the consumer was told failed.
+                if (time.milliseconds() >= p.deadlineMs) {
+                    p.result.complete(Errors.COORDINATOR_NOT_AVAILABLE);
+                } else if (!p.result.isDone()) {
                     batch.add(p);
                 }
             }
@@ -125,12 +130,12 @@ public final class OffsetCommitBatcher {
         Scheduler.Cancellable guard = scheduler.scheduleOnce("offset-commit-entry-timeout",
                 () -> applied.completeExceptionally(new java.util.concurrent.TimeoutException("commit entry")), timeoutMs);
         applied.whenComplete((response, error) -> {
-                    guard.cancel();
-                    for (int i = 0; i < batch.size(); i++) {
-                        batch.get(i).result.complete(outcome(response, error, i));
-                    }
-                    sendNext();
-                });
+            guard.cancel();
+            for (int i = 0; i < batch.size(); i++) {
+                batch.get(i).result.complete(outcome(response, error, i));
+            }
+            sendNext();
+        });
     }
 
     private static Errors outcome(ControllerResponse response, Throwable error, int index) {

@@ -56,6 +56,8 @@ class GroupMembershipTest extends GroupTestSupport {
         List<CompletableFuture<JoinGroupResponseData>> joins = List.of(joinNew(c, "g", "a"), joinNew(c, "g", "b"),
                 joinNew(c, "g", "c"));
         time.advance(INITIAL_DELAY_MS);
+        assertFalse(joins.get(0).isDone(), "members that joined during the initial delay extend it once");
+        time.advance(INITIAL_DELAY_MS);
         List<JoinGroupResponseData> rs = joins.stream().map(CompletableFuture::join).toList();
         rs.forEach(r -> assertEquals(1, r.generationId()));
         JoinGroupResponseData leader = rs.stream().filter(r -> r.memberId().equals(r.leader())).findFirst().orElseThrow();
@@ -95,6 +97,7 @@ class GroupMembershipTest extends GroupTestSupport {
     void aLeavingMemberMakesTheOthersRebalanceWithoutIt() {
         List<CompletableFuture<JoinGroupResponseData>> joins = List.of(joinNew(c, "g", "a"), joinNew(c, "g", "b"));
         time.advance(INITIAL_DELAY_MS);
+        time.advance(INITIAL_DELAY_MS); // b joined during the delay: one more
         JoinGroupResponseData a = joins.get(0).join();
         JoinGroupResponseData b = joins.get(1).join();
         JoinGroupResponseData leader = a.memberId().equals(a.leader()) ? a : b;
