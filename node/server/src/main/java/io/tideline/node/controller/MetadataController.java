@@ -18,6 +18,7 @@ public final class MetadataController {
     private final PartitionHandlers partitions = new PartitionHandlers();
     private final BrokerConfigHandlers brokerConfigs = new BrokerConfigHandlers();
     private final ProducerIdHandlers producerIds = new ProducerIdHandlers();
+    private final GroupHandlers groups = new GroupHandlers();
 
     public MetadataController(ControllerSettings settings) {
         this.brokers = new BrokerHandlers(settings);
@@ -44,6 +45,10 @@ public final class MetadataController {
             case ALTER_REASSIGNMENTS -> partitions.alterReassignments(image, command.getAlterReassignments(), ts);
             case ELECT_LEADERS -> partitions.electLeaders(image, command.getElectLeaders(), ts);
             case REPORT_FAILED_REPLICAS -> partitions.reportFailedReplicas(image, command.getReportFailedReplicas(), ts);
+            case COMMIT_OFFSETS -> groups.commitOffsets(image, command.getCommitOffsets(), ts);
+            case STORE_GROUP -> groups.storeGroup(image, command.getStoreGroup(), ts);
+            case DELETE_GROUPS -> groups.deleteGroups(image, command.getDeleteGroups());
+            case EXPIRE_GROUPS -> groups.expireGroups(image, command.getExpireGroups(), ts);
             case COMMAND_NOT_SET -> ControllerResult.error(Errors.INVALID_REQUEST, "the command is empty");
         };
         return new ControllerResult(result.response().toBuilder().setOffset(offset).build(), result.records());

@@ -41,6 +41,7 @@ public final class ImageReplayer {
         final TreeMap<String, List<PartitionChangeRecord>> changes;
         final TreeMap<String, FailedReplicaRecord> failed;
         final TreeMap<Integer, SortedMap<String, String>> brokerConfigs;
+        final TreeMap<String, GroupImage> groups;
         /** Topic id -> name, kept in step with {@link #topics}: records name topics by id. */
         final Map<String, String> namesById = new HashMap<>();
         long nextProducerId;
@@ -53,6 +54,7 @@ public final class ImageReplayer {
             changes = new TreeMap<>(image.recentChangesByPartition());
             failed = new TreeMap<>(image.failedReplicas());
             brokerConfigs = new TreeMap<>(image.allBrokerConfigs());
+            groups = new TreeMap<>(image.groups());
         }
 
         void apply(MetadataRecord record) {
@@ -100,6 +102,15 @@ public final class ImageReplayer {
                 }
                 case BROKER_CONFIG -> applyBrokerConfig(record.getBrokerConfig());
                 case PRODUCER_IDS -> applyProducerIds(record.getProducerIds().getNextProducerId());
+                case OFFSET_COMMIT -> groups.put(record.getOffsetCommit().getGroupId(),
+                        group(record.getOffsetCommit().getGroupId()).withOffsets(record.getOffsetCommit().getOffsetsList()));
+                case GROUP_METADATA -> groups.put(record.getGroupMetadata().getGroupId(),
+                        group(record.getGroupMetadata().getGroupId()).withMetadata(record.getGroupMetadata()));
+                case REMOVE_GROUP -> {
+                    if (groups.remove(record.getRemoveGroup().getGroupId()) == null) {
+                        throw new IllegalStateException("no group " + record.getRemoveGroup().getGroupId());
+                    }
+                }
                 case RECORD_NOT_SET -> throw new IllegalStateException("empty metadata record");
                 default -> throw new IllegalStateException("unknown metadata record " + record.getRecordCase());
             }
@@ -146,6 +157,11 @@ public final class ImageReplayer {
             topics.put(t.name(), t.withPartition(partition));
         }
 
+        private GroupImage group(String groupId) {
+            GroupImage g = groups.get(groupId);
+            return g != null ? g : GroupImage.empty(groupId);
+        }
+
         private TopicImage topicById(String topicId) {
             String name = namesById.get(topicId);
             if (name == null) {
@@ -155,7 +171,8 @@ public final class ImageReplayer {
         }
 
         MetadataImage build(long offset, long term) {
-            return new MetadataImage(offset, term, brokers, topics, changes, failed, brokerConfigs, nextProducerId);
+            return new MetadataImage(offset, term, brokers, topics, changes, failed, brokerConfigs, nextProducerId,
+                    groups);
         }
     }
 }

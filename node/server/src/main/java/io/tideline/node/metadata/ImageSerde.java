@@ -39,6 +39,12 @@ public final class ImageSerde {
             b.addBrokerConfigs(rb);
         });
         b.setNextProducerId(image.nextProducerId());
+        for (GroupImage g : image.groups().values()) {
+            io.tideline.proto.metadata.GroupSnapshot.Builder gb = io.tideline.proto.metadata.GroupSnapshot.newBuilder()
+                    .setGroupId(g.groupId()).addAllOffsets(g.offsets());
+            g.metadata().ifPresent(gb::setMetadata);
+            b.addGroups(gb);
+        }
         return b.build();
     }
 
@@ -76,7 +82,12 @@ public final class ImageSerde {
             r.getEntriesList().forEach(e -> configs.put(e.getKey(), e.getValue()));
             brokerConfigs.put(r.getBrokerId(), Collections.unmodifiableSortedMap(configs));
         }
+        TreeMap<String, GroupImage> groups = new TreeMap<>();
+        for (io.tideline.proto.metadata.GroupSnapshot g : snapshot.getGroupsList()) {
+            GroupImage group = GroupImage.empty(g.getGroupId()).withOffsets(g.getOffsetsList());
+            groups.put(g.getGroupId(), g.hasMetadata() ? group.withMetadata(g.getMetadata()) : group);
+        }
         return new MetadataImage(snapshot.getOffset(), snapshot.getTerm(), brokers, topics, changes, failed,
-                brokerConfigs, snapshot.getNextProducerId());
+                brokerConfigs, snapshot.getNextProducerId(), groups);
     }
 }

@@ -23,7 +23,7 @@ public final class MetadataImage {
     public static final int RECENT_CHANGES_PER_PARTITION = 10;
 
     public static final MetadataImage EMPTY = new MetadataImage(0, 0, new TreeMap<>(), new TreeMap<>(), new TreeMap<>(),
-            new TreeMap<>(), new TreeMap<>());
+            new TreeMap<>(), new TreeMap<>(), 0L, new TreeMap<>());
 
     private final long offset;
     private final long term;
@@ -36,18 +36,14 @@ public final class MetadataImage {
     private final SortedMap<Integer, SortedMap<String, String>> brokerConfigs;
     /** The first producer id of the next block the controller hands out (ProducerIdsRecord); 0 before any. */
     private final long nextProducerId;
+    /** Consumer groups by id: committed offsets and the last completed rebalance's metadata. */
+    private final SortedMap<String, GroupImage> groups;
 
     MetadataImage(long offset, long term, SortedMap<Integer, BrokerRegistrationRecord> brokers,
                   SortedMap<String, TopicImage> topicsByName, SortedMap<String, List<PartitionChangeRecord>> recentChanges,
                   SortedMap<String, FailedReplicaRecord> failedReplicas,
-                  SortedMap<Integer, SortedMap<String, String>> brokerConfigs) {
-        this(offset, term, brokers, topicsByName, recentChanges, failedReplicas, brokerConfigs, 0L);
-    }
-
-    MetadataImage(long offset, long term, SortedMap<Integer, BrokerRegistrationRecord> brokers,
-                  SortedMap<String, TopicImage> topicsByName, SortedMap<String, List<PartitionChangeRecord>> recentChanges,
-                  SortedMap<String, FailedReplicaRecord> failedReplicas,
-                  SortedMap<Integer, SortedMap<String, String>> brokerConfigs, long nextProducerId) {
+                  SortedMap<Integer, SortedMap<String, String>> brokerConfigs, long nextProducerId,
+                  SortedMap<String, GroupImage> groups) {
         this.nextProducerId = nextProducerId;
         this.offset = offset;
         this.term = term;
@@ -61,6 +57,7 @@ public final class MetadataImage {
         }
         this.topicNamesById = Collections.unmodifiableMap(ids);
         this.brokerConfigs = Collections.unmodifiableSortedMap(brokerConfigs);
+        this.groups = Collections.unmodifiableSortedMap(groups);
     }
 
     /** The first producer id the controller's next AllocateProducerIds block starts at; 0 before any block. */
@@ -133,6 +130,14 @@ public final class MetadataImage {
     /** Every broker's (and the default's, under -1) dynamic configs, by broker id. */
     public SortedMap<Integer, SortedMap<String, String>> allBrokerConfigs() {
         return brokerConfigs;
+    }
+
+    public SortedMap<String, GroupImage> groups() {
+        return groups;
+    }
+
+    public Optional<GroupImage> group(String groupId) {
+        return Optional.ofNullable(groups.get(groupId));
     }
 
     /** Number of partitions with no leader. */

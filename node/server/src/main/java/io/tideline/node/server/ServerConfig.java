@@ -85,6 +85,7 @@ public final class ServerConfig extends AbstractConfig {
     private final NodeConfig node;
     private final StoreConfig store;
     private final ReplicationConfig replication;
+    private final io.tideline.node.group.GroupConfig groups;
     private final Listener listener;
     private final Listener advertised;
     private final Optional<KafkaListeners> kafka;
@@ -94,6 +95,7 @@ public final class ServerConfig extends AbstractConfig {
         this.node = NodeConfig.fromMap(props);
         this.store = StoreConfig.fromMap(props);
         this.replication = ReplicationConfig.fromMap(props);
+        this.groups = new io.tideline.node.group.GroupConfig(props);
         this.listener = Listener.parse(LISTENERS_CONFIG, getString(LISTENERS_CONFIG));
         String adv = getString(ADVERTISED_LISTENERS_CONFIG);
         this.advertised = adv == null ? listener : Listener.parse(ADVERTISED_LISTENERS_CONFIG, adv);
@@ -142,7 +144,8 @@ public final class ServerConfig extends AbstractConfig {
 
     /** Every definition a node reads, for the unknown-key check and the docs. */
     public static List<ConfigDef> definitions() {
-        return List.of(CONFIG, NodeConfig.configDef(), StoreConfig.configDef(), ReplicationConfig.configDef());
+        return List.of(CONFIG, NodeConfig.configDef(), StoreConfig.configDef(), ReplicationConfig.configDef(),
+                io.tideline.node.group.GroupConfig.configDef());
     }
 
     public static ConfigDef configDef() {
@@ -201,6 +204,11 @@ public final class ServerConfig extends AbstractConfig {
 
     public StoreConfig store() {
         return store;
+    }
+
+    /** The group coordinator's keys (docs/node-configuration.md). */
+    public io.tideline.node.group.GroupConfig groups() {
+        return groups;
     }
 
     public ReplicationConfig replication() {

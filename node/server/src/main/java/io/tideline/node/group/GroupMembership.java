@@ -1,0 +1,516 @@
+package io.tideline.node.group;
+
+import io.tideline.common.errors.Errors;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.message.HeartbeatRequestData;
+import org.apache.kafka.common.message.HeartbeatResponseData;
+import org.apache.kafka.common.message.JoinGroupRequestData;
+import org.apache.kafka.common.message.JoinGroupResponseData;
+import org.apache.kafka.common.message.LeaveGroupRequestData;
+import org.apache.kafka.common.message.LeaveGroupResponseData;
+import org.apache.kafka.common.message.SyncGroupRequestData;
+import org.apache.kafka.common.message.SyncGroupResponseData;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The classic protocol's membership rules (JoinGroup, SyncGroup, Heartbeat, LeaveGroup, session expiry), as
+ * Kafka's classic group coordinator applies them: docs/kafka-protocol.md, Consumer groups. Nothing here blocks:
+ * a JoinGroup waiting for the rebalance and a SyncGroup waiting for the leader's assignment are futures
+ * completed by a later request or a timer on the injected scheduler. Thread-safe (see {@link GroupRegistry}).
+ */
+final class GroupMembership {
+    private static final Logger log = LoggerFactory.getLogger(GroupMembership.class);
+    private final GroupRegistry registry;
+
+    GroupMembership(GroupRegistry registry) {
+        this.registry = registry;
+        registry.sessions(this::watchSession);
+    }
+
+    CompletableFuture<JoinGroupResponseData> join(JoinGroupRequestData req, String clientId, String clientHost,
+                                                  short version) {
+        String memberId = req.memberId() == null ? "" : req.memberId();
+        Errors owner = registry.ownership(req.groupId());
+        if (owner != Errors.NONE) {
+            return done(GroupResponses.joinError(owner, memberId));
+        }
+        if (req.groupInstanceId() != null) {
+            // Static membership is not served; kafka-clients' answer to this code tells the user to unset
+            // group.instance.id (docs/kafka-protocol.md, Consumer groups).
+            log.info("Refusing static member {} of group {}: group.instance.id is not supported", req.groupInstanceId(),
+                    req.groupId());
+            return done(GroupResponses.joinError(Errors.UNSUPPORTED_VERSION, memberId));
+        }
+        GroupConfig config = registry.config;
+        if (req.sessionTimeoutMs() < config.minSessionTimeoutMs() || req.sessionTimeoutMs() > config.maxSessionTimeoutMs()) {
+            return done(GroupResponses.joinError(Errors.INVALID_SESSION_TIMEOUT, memberId));
+        }
+        GroupRegistry.Lookup found = registry.find(req.groupId(), memberId.isEmpty());
+        if (found.error() != Errors.NONE) {
+            return done(GroupResponses.joinError(found.error(), memberId));
+        }
+        if (found.group() == null) {
+            return done(GroupResponses.joinError(Errors.UNKNOWN_MEMBER_ID, memberId));
+        }
+        LinkedHashMap<String, byte[]> protocols = new LinkedHashMap<>();
+        req.protocols().forEach(p -> protocols.putIfAbsent(p.name(), p.metadata()));
+        // v0 has no rebalance timeout: the session timeout stands for it, as in Kafka.
+        int rebalanceTimeoutMs = req.rebalanceTimeoutMs() < 0 ? req.sessionTimeoutMs() : req.rebalanceTimeoutMs();
+        Join join = new Join(memberId, clientId == null ? "" : clientId, clientHost, req.sessionTimeoutMs(),
+                rebalanceTimeoutMs, req.protocolType(), protocols, version);
+        ClassicGroup g = found.group();
+        synchronized (g) {
+            if (g.is(GroupState.DEAD)) {
+                return done(GroupResponses.joinError(Errors.COORDINATOR_NOT_AVAILABLE, memberId));
+            }
+            if (!g.supports(join.protocolType, protocols)) {
+                return done(GroupResponses.joinError(Errors.INCONSISTENT_GROUP_PROTOCOL, memberId));
+            }
+            return memberId.isEmpty() ? joinNew(g, join) : joinKnown(g, join);
+        }
+    }
+
+    private record Join(String memberId, String clientId, String clientHost, int sessionTimeoutMs,
+                        int rebalanceTimeoutMs, String protocolType, LinkedHashMap<String, byte[]> protocols,
+                        short version) {
+    }
+
+    private CompletableFuture<JoinGroupResponseData> joinNew(ClassicGroup g, Join join) {
+        if (g.size() >= registry.config.maxSize()) {
+            return done(GroupResponses.joinError(Errors.GROUP_MAX_SIZE_REACHED, ""));
+        }
+        String memberId = join.clientId + "-" + UUID.randomUUID();
+        if (join.version >= 4) {
+            // KIP-394: the member gets its id first and joins with it, so a join retried after a lost answer
+            // does not leave an orphan member behind. The id is dropped if it does not come back in a session.
+            g.pendingMembers.put(memberId, registry.scheduler.scheduleOnce("group-pending-member",
+                    () -> expirePending(g, memberId), join.sessionTimeoutMs));
+            return done(GroupResponses.joinError(Errors.MEMBER_ID_REQUIRED, memberId));
+        }
+        return addAndRebalance(g, memberId, join);
+    }
+
+    private CompletableFuture<JoinGroupResponseData> joinKnown(ClassicGroup g, Join join) {
+        var pending = g.pendingMembers.remove(join.memberId);
+        if (pending != null) {
+            pending.cancel();
+            return addAndRebalance(g, join.memberId, join);
+        }
+        GroupMember m = g.members.get(join.memberId);
+        if (m == null) {
+            return done(GroupResponses.joinError(Errors.UNKNOWN_MEMBER_ID, join.memberId));
+        }
+        switch (g.state) {
+            case PREPARING_REBALANCE:
+                return updateAndRebalance(g, m, join);
+            case COMPLETING_REBALANCE:
+                // The member missed the join answer (a retry): give it again unless its protocols changed.
+                return m.sameProtocols(join.protocols) ? done(joinAnswer(g, m)) : updateAndRebalance(g, m, join);
+            case STABLE:
+                // A leader's rejoin or new protocols (e.g. a changed subscription) start a rebalance.
+                return m.memberId.equals(g.leaderId) || !m.sameProtocols(join.protocols)
+                        ? updateAndRebalance(g, m, join) : done(joinAnswer(g, m));
+            default:
+                return done(GroupResponses.joinError(Errors.UNKNOWN_MEMBER_ID, join.memberId));
+        }
+    }
+
+    private CompletableFuture<JoinGroupResponseData> addAndRebalance(ClassicGroup g, String memberId, Join join) {
+        GroupMember m = new GroupMember(memberId, join.clientId, join.clientHost, join.sessionTimeoutMs,
+                join.rebalanceTimeoutMs, join.protocols);
+        if (g.members.isEmpty()) {
+            g.protocolType = join.protocolType;
+        }
+        m.awaitingJoin = new CompletableFuture<>();
+        m.lastHeartbeatMs = registry.time.milliseconds();
+        g.members.put(memberId, m);
+        if (g.initialDelay) {
+            g.joinedDuringDelay = true;
+        }
+        watchSession(g, m, m.sessionTimeoutMs);
+        CompletableFuture<JoinGroupResponseData> answer = m.awaitingJoin;
+        if (g.is(GroupState.PREPARING_REBALANCE)) {
+            tryCompleteJoin(g);
+        } else {
+            prepareRebalance(g);
+        }
+        return answer;
+    }
+
+    private CompletableFuture<JoinGroupResponseData> updateAndRebalance(ClassicGroup g, GroupMember m, Join join) {
+        m.protocols = join.protocols;
+        m.sessionTimeoutMs = join.sessionTimeoutMs;
+        m.rebalanceTimeoutMs = join.rebalanceTimeoutMs;
+        m.clientId = join.clientId;
+        m.clientHost = join.clientHost;
+        m.lastHeartbeatMs = registry.time.milliseconds();
+        if (m.awaitingJoin != null) {
+            // An earlier JoinGroup of the same member is superseded by this one (the client gave up on it).
+            m.awaitingJoin.complete(GroupResponses.joinError(Errors.REBALANCE_IN_PROGRESS, m.memberId));
+        }
+        m.awaitingJoin = new CompletableFuture<>();
+        CompletableFuture<JoinGroupResponseData> answer = m.awaitingJoin;
+        if (g.is(GroupState.PREPARING_REBALANCE)) {
+            tryCompleteJoin(g);
+        } else {
+            prepareRebalance(g);
+        }
+        return answer;
+    }
+
+    /** Called with the group's monitor held. */
+    private void prepareRebalance(ClassicGroup g) {
+        if (g.is(GroupState.COMPLETING_REBALANCE)) {
+            failSyncs(g, Errors.REBALANCE_IN_PROGRESS);
+        }
+        GroupRegistry.cancel(g.joinTimer);
+        GroupRegistry.cancel(g.syncTimer);
+        g.assigning = false;
+        int id = ++g.rebalanceId;
+        int rebalanceTimeout = g.rebalanceTimeoutMs();
+        if (g.is(GroupState.EMPTY)) {
+            int delay = Math.min(registry.config.initialRebalanceDelayMs(), rebalanceTimeout);
+            g.initialDelay = true;
+            g.joinedDuringDelay = false;
+            g.initialDelayRemainingMs = rebalanceTimeout - delay;
+            g.state = GroupState.PREPARING_REBALANCE;
+            g.joinTimer = registry.scheduler.scheduleOnce("group-initial-delay", () -> initialDelayOver(g, id), delay);
+            return;
+        }
+        g.initialDelay = false;
+        g.state = GroupState.PREPARING_REBALANCE;
+        g.joinTimer = registry.scheduler.scheduleOnce("group-join", () -> {
+            synchronized (g) {
+                if (g.rebalanceId == id) {
+                    completeJoin(g);
+                }
+            }
+        }, rebalanceTimeout);
+        tryCompleteJoin(g);
+    }
+
+    /** Every member that joined during the delay extends it by one more delay, up to the rebalance timeout. */
+    private void initialDelayOver(ClassicGroup g, int id) {
+        synchronized (g) {
+            if (g.rebalanceId != id || !g.is(GroupState.PREPARING_REBALANCE)) {
+                return;
+            }
+            if (g.joinedDuringDelay && g.initialDelayRemainingMs > 0) {
+                long delay = Math.min(registry.config.initialRebalanceDelayMs(), g.initialDelayRemainingMs);
+                g.initialDelayRemainingMs -= delay;
+                g.joinedDuringDelay = false;
+                g.joinTimer = registry.scheduler.scheduleOnce("group-initial-delay", () -> initialDelayOver(g, id), delay);
+                return;
+            }
+            g.initialDelay = false;
+            completeJoin(g);
+        }
+    }
+
+    private void tryCompleteJoin(ClassicGroup g) {
+        if (g.is(GroupState.PREPARING_REBALANCE) && !g.initialDelay && g.allRejoined()) {
+            completeJoin(g);
+        }
+    }
+
+    /** The rebalance's join phase ends: members that did not rejoin are out, the rest get the new generation. */
+    private void completeJoin(ClassicGroup g) {
+        if (!g.is(GroupState.PREPARING_REBALANCE)) {
+            return;
+        }
+        GroupRegistry.cancel(g.joinTimer);
+        g.initialDelay = false;
+        for (GroupMember m : new ArrayList<>(g.members.values())) {
+            if (m.awaitingJoin == null) {
+                remove(g, m, Errors.UNKNOWN_MEMBER_ID);
+            }
+        }
+        g.generation++;
+        int id = ++g.rebalanceId;
+        if (g.members.isEmpty()) {
+            g.state = GroupState.EMPTY;
+            g.protocol = "";
+            g.leaderId = "";
+            registry.store(g);
+            return;
+        }
+        g.protocol = g.selectProtocol().orElseThrow();
+        if (!g.members.containsKey(g.leaderId)) {
+            g.leaderId = g.members.keySet().iterator().next();
+        }
+        g.state = GroupState.COMPLETING_REBALANCE;
+        long now = registry.time.milliseconds();
+        for (GroupMember m : g.members.values()) {
+            CompletableFuture<JoinGroupResponseData> waiting = m.awaitingJoin;
+            m.awaitingJoin = null;
+            m.lastHeartbeatMs = now;
+            waiting.complete(joinAnswer(g, m));
+        }
+        // Members that never send SyncGroup (the leader above all) must not hold the group forever.
+        g.syncTimer = registry.scheduler.scheduleOnce("group-sync", () -> syncTimedOut(g, id), g.rebalanceTimeoutMs());
+    }
+
+    private void syncTimedOut(ClassicGroup g, int id) {
+        synchronized (g) {
+            if (g.rebalanceId != id || !g.is(GroupState.COMPLETING_REBALANCE)) {
+                return;
+            }
+            for (GroupMember m : new ArrayList<>(g.members.values())) {
+                if (m.awaitingSync == null) {
+                    remove(g, m, Errors.UNKNOWN_MEMBER_ID);
+                }
+            }
+            prepareRebalance(g);
+        }
+    }
+
+    private static JoinGroupResponseData joinAnswer(ClassicGroup g, GroupMember m) {
+        JoinGroupResponseData r = new JoinGroupResponseData().setGenerationId(g.generation)
+                .setProtocolType(g.protocolType).setProtocolName(g.protocol).setLeader(g.leaderId)
+                .setMemberId(m.memberId);
+        if (m.memberId.equals(g.leaderId)) {
+            for (GroupMember each : g.members.values()) {
+                r.members().add(new JoinGroupResponseData.JoinGroupResponseMember().setMemberId(each.memberId)
+                        .setMetadata(each.metadata(g.protocol)));
+            }
+        }
+        return r;
+    }
+
+    CompletableFuture<SyncGroupResponseData> sync(SyncGroupRequestData req) {
+        Errors owner = registry.ownership(req.groupId());
+        if (owner != Errors.NONE) {
+            return done(GroupResponses.syncError(owner));
+        }
+        GroupRegistry.Lookup found = registry.find(req.groupId(), false);
+        if (found.group() == null) {
+            return done(GroupResponses.syncError(found.error() != Errors.NONE ? found.error() : Errors.UNKNOWN_MEMBER_ID));
+        }
+        ClassicGroup g = found.group();
+        synchronized (g) {
+            GroupMember m = g.members.get(req.memberId());
+            if (g.is(GroupState.DEAD)) {
+                return done(GroupResponses.syncError(Errors.COORDINATOR_NOT_AVAILABLE));
+            }
+            if (m == null) {
+                return done(GroupResponses.syncError(Errors.UNKNOWN_MEMBER_ID));
+            }
+            if (req.generationId() != g.generation) {
+                return done(GroupResponses.syncError(Errors.ILLEGAL_GENERATION));
+            }
+            if ((req.protocolType() != null && !req.protocolType().equals(g.protocolType))
+                    || (req.protocolName() != null && !req.protocolName().equals(g.protocol))) {
+                return done(GroupResponses.syncError(Errors.INCONSISTENT_GROUP_PROTOCOL));
+            }
+            switch (g.state) {
+                case PREPARING_REBALANCE:
+                    return done(GroupResponses.syncError(Errors.REBALANCE_IN_PROGRESS));
+                case STABLE:
+                    return done(syncAnswer(g, m));
+                case COMPLETING_REBALANCE:
+                    break;
+                default:
+                    return done(GroupResponses.syncError(Errors.UNKNOWN_MEMBER_ID));
+            }
+            m.lastHeartbeatMs = registry.time.milliseconds();
+            if (m.awaitingSync != null) {
+                m.awaitingSync.complete(GroupResponses.syncError(Errors.REBALANCE_IN_PROGRESS));
+            }
+            m.awaitingSync = new CompletableFuture<>();
+            CompletableFuture<SyncGroupResponseData> answer = m.awaitingSync;
+            if (m.memberId.equals(g.leaderId) && !g.assigning) {
+                assign(g, req);
+            }
+            return answer;
+        }
+    }
+
+    /** The leader's assignment is stored with the group's metadata before anyone gets it. */
+    private void assign(ClassicGroup g, SyncGroupRequestData req) {
+        Map<String, byte[]> assignments = new HashMap<>();
+        req.assignments().forEach(a -> assignments.put(a.memberId(), a.assignment()));
+        for (GroupMember m : g.members.values()) {
+            m.assignment = assignments.getOrDefault(m.memberId, new byte[0]);
+        }
+        g.assigning = true;
+        int generation = g.generation;
+        registry.store(g).thenAccept(error -> {
+            synchronized (g) {
+                if (!g.is(GroupState.COMPLETING_REBALANCE) || g.generation != generation) {
+                    return;
+                }
+                g.assigning = false;
+                if (error == Errors.NONE) {
+                    GroupRegistry.cancel(g.syncTimer);
+                    g.state = GroupState.STABLE;
+                    for (GroupMember m : g.members.values()) {
+                        if (m.awaitingSync != null) {
+                            m.awaitingSync.complete(syncAnswer(g, m));
+                            m.awaitingSync = null;
+                        }
+                    }
+                } else {
+                    g.members.values().forEach(m -> m.assignment = new byte[0]);
+                    failSyncs(g, error);
+                    prepareRebalance(g);
+                }
+            }
+        });
+    }
+
+    private static SyncGroupResponseData syncAnswer(ClassicGroup g, GroupMember m) {
+        return new SyncGroupResponseData().setProtocolType(g.protocolType).setProtocolName(g.protocol)
+                .setAssignment(m.assignment);
+    }
+
+    private static void failSyncs(ClassicGroup g, Errors error) {
+        for (GroupMember m : g.members.values()) {
+            if (m.awaitingSync != null) {
+                m.awaitingSync.complete(GroupResponses.syncError(error));
+                m.awaitingSync = null;
+            }
+        }
+    }
+
+    HeartbeatResponseData heartbeat(HeartbeatRequestData req) {
+        Errors owner = registry.ownership(req.groupId());
+        if (owner != Errors.NONE) {
+            return new HeartbeatResponseData().setErrorCode(owner.code());
+        }
+        GroupRegistry.Lookup found = registry.find(req.groupId(), false);
+        if (found.group() == null) {
+            Errors e = found.error() != Errors.NONE ? found.error() : Errors.UNKNOWN_MEMBER_ID;
+            return new HeartbeatResponseData().setErrorCode(e.code());
+        }
+        ClassicGroup g = found.group();
+        synchronized (g) {
+            return new HeartbeatResponseData().setErrorCode(heartbeat(g, req).code());
+        }
+    }
+
+    private Errors heartbeat(ClassicGroup g, HeartbeatRequestData req) {
+        if (g.is(GroupState.DEAD)) {
+            return Errors.COORDINATOR_NOT_AVAILABLE;
+        }
+        GroupMember m = g.members.get(req.memberId());
+        if (m == null) {
+            return Errors.UNKNOWN_MEMBER_ID;
+        }
+        if (req.generationId() != g.generation) {
+            return Errors.ILLEGAL_GENERATION;
+        }
+        m.lastHeartbeatMs = registry.time.milliseconds();
+        return g.is(GroupState.PREPARING_REBALANCE) ? Errors.REBALANCE_IN_PROGRESS : Errors.NONE;
+    }
+
+    LeaveGroupResponseData leave(LeaveGroupRequestData req, short version) {
+        List<LeaveGroupRequestData.MemberIdentity> leaving = version >= 3 ? req.members()
+                : List.of(new LeaveGroupRequestData.MemberIdentity().setMemberId(req.memberId()));
+        Errors owner = registry.ownership(req.groupId());
+        if (owner != Errors.NONE) {
+            return new LeaveGroupResponseData().setErrorCode(owner.code());
+        }
+        GroupRegistry.Lookup found = registry.find(req.groupId(), false);
+        if (found.group() == null) {
+            Errors e = found.error() != Errors.NONE ? found.error() : Errors.UNKNOWN_MEMBER_ID;
+            return new LeaveGroupResponseData().setErrorCode(e.code());
+        }
+        ClassicGroup g = found.group();
+        LeaveGroupResponseData response = new LeaveGroupResponseData();
+        synchronized (g) {
+            if (g.is(GroupState.DEAD)) {
+                return response.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code());
+            }
+            boolean removed = false;
+            for (LeaveGroupRequestData.MemberIdentity id : leaving) {
+                Errors e = Errors.NONE;
+                var pending = g.pendingMembers.remove(id.memberId());
+                GroupMember m = g.members.get(id.memberId());
+                if (pending != null) {
+                    pending.cancel();
+                } else if (m == null) {
+                    e = Errors.UNKNOWN_MEMBER_ID;
+                } else {
+                    remove(g, m, Errors.UNKNOWN_MEMBER_ID);
+                    removed = true;
+                }
+                response.members().add(new LeaveGroupResponseData.MemberResponse().setMemberId(id.memberId())
+                        .setGroupInstanceId(id.groupInstanceId()).setErrorCode(e.code()));
+            }
+            if (removed || g.is(GroupState.PREPARING_REBALANCE)) {
+                afterDeparture(g);
+            }
+            if (version < 3) {
+                response.setErrorCode(response.members().get(0).errorCode());
+                response.members().clear();
+            }
+        }
+        return response;
+    }
+
+    /** A member left or expired: the others rebalance (called with the group's monitor held). */
+    private void afterDeparture(ClassicGroup g) {
+        if (g.is(GroupState.STABLE) || g.is(GroupState.COMPLETING_REBALANCE)) {
+            prepareRebalance(g);
+        } else if (g.is(GroupState.PREPARING_REBALANCE)) {
+            tryCompleteJoin(g);
+        }
+    }
+
+    private void remove(ClassicGroup g, GroupMember m, Errors error) {
+        g.members.remove(m.memberId);
+        GroupRegistry.cancel(m.sessionTimer);
+        if (m.awaitingJoin != null) {
+            m.awaitingJoin.complete(GroupResponses.joinError(error, m.memberId));
+            m.awaitingJoin = null;
+        }
+        if (m.awaitingSync != null) {
+            m.awaitingSync.complete(GroupResponses.syncError(error));
+            m.awaitingSync = null;
+        }
+    }
+
+    private void expirePending(ClassicGroup g, String memberId) {
+        synchronized (g) {
+            if (g.pendingMembers.remove(memberId) != null) {
+                tryCompleteJoin(g);
+            }
+        }
+    }
+
+    /**
+     * One timer per member, re-armed for the rest of the session when heartbeats came meanwhile (cheaper than
+     * re-scheduling on every heartbeat). A member waiting in JoinGroup is kept: the rebalance timeout ends that
+     * wait.
+     */
+    private void watchSession(ClassicGroup g, GroupMember m, long delayMs) {
+        m.sessionTimer = registry.scheduler.scheduleOnce("group-session", () -> checkSession(g, m), delayMs);
+    }
+
+    private void checkSession(ClassicGroup g, GroupMember m) {
+        synchronized (g) {
+            if (g.members.get(m.memberId) != m) {
+                return;
+            }
+            long left = m.lastHeartbeatMs + m.sessionTimeoutMs - registry.time.milliseconds();
+            if (m.awaitingJoin != null || left > 0) {
+                watchSession(g, m, m.awaitingJoin != null ? m.sessionTimeoutMs : left);
+                return;
+            }
+            log.info("Member {} of group {} expired: no heartbeat for {} ms", m.memberId, g.groupId, m.sessionTimeoutMs);
+            remove(g, m, Errors.UNKNOWN_MEMBER_ID);
+            afterDeparture(g);
+        }
+    }
+
+    private static <T> CompletableFuture<T> done(T value) {
+        return CompletableFuture.completedFuture(value);
+    }
+}

@@ -1,0 +1,64 @@
+package io.tideline.node.kafka.group;
+
+import io.tideline.common.errors.Errors;
+import io.tideline.node.group.GroupAdmin;
+import io.tideline.node.group.GroupCoordinator;
+import io.tideline.node.kafka.KafkaApi;
+import io.tideline.node.kafka.KafkaRequest;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.message.DescribeGroupsRequestData;
+import org.apache.kafka.common.message.DescribeGroupsResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+
+/**
+ * DescribeGroups v0-6. An unknown group is "Dead" with no error before v6 and GROUP_ID_NOT_FOUND from v6
+ * (KIP-1043), as in Kafka. Authorized operations are not computed (no ACLs): Kafka's "not provided" value.
+ */
+final class DescribeGroupsApi implements KafkaApi {
+    private final GroupCoordinator coordinator;
+
+    DescribeGroupsApi(GroupCoordinator coordinator) {
+        this.coordinator = coordinator;
+    }
+
+    @Override
+    public ApiKeys key() {
+        return ApiKeys.DESCRIBE_GROUPS;
+    }
+
+    @Override
+    public short minVersion() {
+        return ApiKeys.DESCRIBE_GROUPS.oldestVersion();
+    }
+
+    @Override
+    public short maxVersion() {
+        return 6;
+    }
+
+    @Override
+    public CompletableFuture<DescribeGroupsResponseData> handle(KafkaRequest request) {
+        DescribeGroupsRequestData req = request.body(DescribeGroupsRequestData.class);
+        DescribeGroupsResponseData response = new DescribeGroupsResponseData();
+        for (String id : req.groups()) {
+            GroupAdmin.Described d = coordinator.describeGroup(id);
+            DescribeGroupsResponseData.DescribedGroup g = new DescribeGroupsResponseData.DescribedGroup().setGroupId(id)
+                    .setProtocolType("").setProtocolData("").setGroupState("Dead").setErrorCode(d.error().code());
+            if (d.error() == Errors.NONE && d.summary().isEmpty()) {
+                if (request.version() >= 6) {
+                    g.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()).setErrorMessage("Group " + id + " not found.");
+                }
+            } else if (d.summary().isPresent()) {
+                GroupAdmin.Summary s = d.summary().get();
+                g.setGroupState(s.state().kafkaName()).setProtocolType(s.protocolType()).setProtocolData(s.protocol());
+                for (GroupAdmin.MemberSummary m : s.members()) {
+                    g.members().add(new DescribeGroupsResponseData.DescribedGroupMember().setMemberId(m.memberId())
+                            .setClientId(m.clientId()).setClientHost(m.clientHost()).setMemberMetadata(m.metadata())
+                            .setMemberAssignment(m.assignment()));
+                }
+            }
+            response.groups().add(g);
+        }
+        return CompletableFuture.completedFuture(response);
+    }
+}
