@@ -21,6 +21,10 @@ import io.tideline.node.kafka.KafkaApis;
 import io.tideline.node.kafka.KafkaMetadataResponses;
 import io.tideline.node.kafka.KafkaServer;
 import io.tideline.node.kafka.KafkaServices;
+import io.tideline.node.group.GroupCoordinator;
+import io.tideline.node.group.ImageTracker;
+import io.tideline.node.kafka.group.GroupApis;
+import io.tideline.node.kafka.group.KafkaEndpoints;
 import io.tideline.node.kafka.admin.AdminDeps;
 import io.tideline.node.kafka.admin.KafkaAdminApis;
 import io.tideline.node.metadata.MetadataImage;
@@ -114,6 +118,8 @@ public final class TidelineNode implements AutoCloseable {
     private LogDirFailureHandler logDirFailures;
     private Server server;
     private KafkaServer kafkaServer;
+    private volatile ImageTracker groupImages;
+    private GroupCoordinator groupCoordinator;
     private ExecutorService requestHandlers;
     private RequestMemoryPool requestMemory;
     private JmxExport jmx;
@@ -202,6 +208,10 @@ public final class TidelineNode implements AutoCloseable {
         publisher = new BrokerMetadataPublisher(id, (delta, image) -> {
             configApplier.onDelta(delta, image);
             replicaHandler.onDelta(delta, image);
+            ImageTracker groups = groupImages;
+            if (groups != null) {
+                groups.onImage(image);
+            }
         });
 
         // Producer ids come from the controller in blocks; the first is asked for once the broker is registered.
@@ -269,6 +279,15 @@ public final class TidelineNode implements AutoCloseable {
                 config.node().clusterId(), adminService, this::image, brokerConfigs, config.originals(),
                 config.node().numPartitions(), (short) config.node().defaultReplicationFactor(),
                 broker -> KafkaMetadataResponses.kafkaEndpoint(broker, listeners.advertised().name()))));
+        // Consumer groups: their offsets and metadata live in the quorum (docs/kafka-protocol.md "Consumer groups");
+        // the coordinator sees each image the publisher applies, so a commit answers once this node has it.
+        groupImages = new ImageTracker(image());
+        groupCoordinator = new GroupCoordinator(id, config.groups(), time, scheduler, groupImages,
+                controllerClient::submit).start();
+        String kafkaListenerName = listeners.advertised().name();
+        apis.registerAll(GroupApis.all(groupCoordinator, (img, brokerId) -> img.broker(brokerId)
+                .flatMap(b -> KafkaMetadataResponses.kafkaEndpoint(b, kafkaListenerName))
+                .map(e -> new KafkaEndpoints.HostPort(e.getHost(), e.getPort()))));
         kafkaServer = new KafkaServer(listeners.bind().name(),
                 new InetSocketAddress(listeners.bind().bindHost(), listeners.bind().port()), apis,
                 requestHandlers, requestMemory, config.socketRequestMaxBytes(), config.connectionsMaxIdleMs(),
@@ -498,6 +517,9 @@ public final class TidelineNode implements AutoCloseable {
         }
         if (logDirFailures != null) {
             logDirFailures.close();
+        }
+        if (groupCoordinator != null) {
+            groupCoordinator.close();
         }
         if (kafkaServer != null) {
             // Cut at once on both paths, as gRPC's shutdownNow for a crash: Kafka clients retry on another broker.
