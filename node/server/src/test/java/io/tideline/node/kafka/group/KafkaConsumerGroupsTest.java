@@ -32,6 +32,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.ConsumerGroupListing;
 import org.apache.kafka.clients.admin.MemberDescription;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -110,13 +111,17 @@ class KafkaConsumerGroupsTest {
     }
 
     private static KafkaConsumer<String, String> consumer(String group) {
+        return consumer(group, 6000);
+    }
+
+    private static KafkaConsumer<String, String> consumer(String group, int sessionTimeoutMs) {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
         p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
         // earliest: a consumer that forgot a committed offset would re-read from 0 and the test would see it.
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 6000);
+        p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, sessionTimeoutMs);
         p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 300);
         p.put(ConsumerConfig.RETRY_BACKOFF_MS_CONFIG, 50);
         p.put(ConsumerConfig.RECONNECT_BACKOFF_MS_CONFIG, 50);
@@ -281,6 +286,11 @@ class KafkaConsumerGroupsTest {
             assertEquals(10L, got.get(0).offset(), "resumed at the committed offset, not at earliest");
             assertEquals(List.of("s0", "s1", "s2", "s3", "s4"),
                     got.stream().map(ConsumerRecord::value).collect(Collectors.toList()));
+            c.commitSync(Map.of(new TopicPartition("resume", 0), new OffsetAndMetadata(15L, "all of it")));
+            OffsetAndMetadata committed = c.committed(Set.of(new TopicPartition("resume", 0)))
+                    .get(new TopicPartition("resume", 0));
+            assertEquals(15L, committed.offset(), "OffsetFetch answers the commit just made");
+            assertEquals("all of it", committed.metadata());
         }
     }
 
@@ -339,6 +349,36 @@ class KafkaConsumerGroupsTest {
 
     @Test
     @Order(4)
+    void aMemberThatStopsHeartbeatingIsRemovedAndItsPartitionsMove() throws Exception {
+        createTopic("expire", 2);
+        Set<TopicPartition> all = partitions("expire", 2);
+        Reads reads = new Reads();
+        KafkaConsumer<String, String> stays = consumer("g-expire", 2000);
+        KafkaConsumer<String, String> vanishes = consumer("g-expire", 2000);
+        try (Admin admin = admin()) {
+            stays.subscribe(List.of("expire"));
+            vanishes.subscribe(List.of("expire"));
+            List<KafkaConsumer<String, String>> both = List.of(stays, vanishes);
+            reads.pollUntil("one partition each", both, () -> assigned(both, all));
+            produce("expire", 2, "e", 10);
+            reads.pollUntil("the first 10", both, () -> reads.all("e", 10));
+            // Gone without a LeaveGroup, as a crashed process: only its session's expiry removes it.
+            vanishes.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP));
+            reads.pollUntil("the survivor holds both", List.of(stays), () -> stays.assignment().equals(all));
+            assertEquals(1, admin.describeConsumerGroups(List.of("g-expire")).all().get(30, TimeUnit.SECONDS)
+                    .get("g-expire").members().size());
+            produce("expire", 2, "f", 10);
+            reads.pollUntil("the next 10", List.of(stays), () -> reads.all("f", 10));
+            reads.assertEachOnce("e", 10);
+            reads.assertEachOnce("f", 10);
+            assertEquals(sorted(reads.next), committed(admin, "g-expire"));
+        } finally {
+            stays.close();
+        }
+    }
+
+    @Test
+    @Order(5)
     void theGroupMovesWhenItsCoordinatorDiesAndKeepsItsOffsets() throws Exception {
         createTopic("move", 3);
         Set<TopicPartition> all = partitions("move", 3);
