@@ -421,6 +421,25 @@ class KafkaConsumerGroupsTest {
                         .get("g-move").coordinator().id();
                 assertNotEquals(coordinator, now);
             }
+
+            // Back again: the restarted broker is the group's coordinator once more and loads it from the image,
+            // while the broker that held it meanwhile lets it go.
+            cluster.restart(coordinator);
+            try (Admin admin = admin()) {
+                Awaitility.await("the coordinator back").atMost(WAIT).ignoreExceptions().until(() ->
+                        admin.describeConsumerGroups(List.of("g-move")).all().get(30, TimeUnit.SECONDS)
+                                .get("g-move").coordinator().id() == coordinator);
+                produce("move", 3, "o", 30);
+                reads.pollUntil("the 30 after the return", consumers, () -> reads.all("o", 30));
+                reads.assertEachOnce("m", 30);
+                reads.assertEachOnce("n", 30);
+                reads.assertEachOnce("o", 30);
+                assertEquals(sorted(reads.next), committed(admin, "g-move"));
+                ConsumerGroupDescription d = admin.describeConsumerGroups(List.of("g-move")).all()
+                        .get(30, TimeUnit.SECONDS).get("g-move");
+                assertEquals(2, d.members().size(), d.toString());
+                assertEquals(GroupState.STABLE, d.groupState(), d.toString());
+            }
         } finally {
             consumers.forEach(KafkaConsumer::close);
         }
