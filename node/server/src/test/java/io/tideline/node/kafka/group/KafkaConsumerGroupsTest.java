@@ -35,6 +35,7 @@ import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -115,7 +116,14 @@ class KafkaConsumerGroupsTest {
     }
 
     private static KafkaConsumer<String, String> consumer(String group, int sessionTimeoutMs) {
+        return consumer(group, sessionTimeoutMs, null);
+    }
+
+    private static KafkaConsumer<String, String> consumer(String group, int sessionTimeoutMs, String assignor) {
         Properties p = new Properties();
+        if (assignor != null) {
+            p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, assignor);
+        }
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
         p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
         // earliest: a consumer that forgot a committed offset would re-read from 0 and the test would see it.
@@ -229,42 +237,53 @@ class KafkaConsumerGroupsTest {
     @Test
     @Order(1)
     void threeConsumersShareThePartitionsAndTheTwoLeftTakeOverTheThirds() throws Exception {
-        createTopic("share", 3);
-        Set<TopicPartition> all = partitions("share", 3);
+        shareAndLeave("share", "g-share", null);
+    }
+
+    /** The same with the incremental protocol: members keep their partitions through the rebalances. */
+    @Test
+    @Order(2)
+    void theSameWithTheCooperativeStickyAssignor() throws Exception {
+        shareAndLeave("share-coop", "g-share-coop", CooperativeStickyAssignor.class.getName());
+    }
+
+    private void shareAndLeave(String topic, String group, String assignor) throws Exception {
+        createTopic(topic, 3);
+        Set<TopicPartition> all = partitions(topic, 3);
         Reads reads = new Reads();
         List<KafkaConsumer<String, String>> consumers = new ArrayList<>();
         try (Admin admin = admin()) {
             for (int i = 0; i < 3; i++) {
-                KafkaConsumer<String, String> c = consumer("g-share");
-                c.subscribe(List.of("share"));
+                KafkaConsumer<String, String> c = assignor == null ? consumer(group) : consumer(group, 6000, assignor);
+                c.subscribe(List.of(topic));
                 consumers.add(c);
             }
             reads.pollUntil("one partition each", consumers, () -> assigned(consumers, all));
             for (KafkaConsumer<String, String> c : consumers) {
                 assertEquals(1, c.assignment().size(), "one partition each: " + c.assignment());
             }
-            produce("share", 3, "a", 30);
+            produce(topic, 3, "a", 30);
             reads.pollUntil("the first 30 records", consumers, () -> reads.all("a", 30));
             reads.assertEachOnce("a", 30);
-            assertEquals(sorted(reads.next), committed(admin, "g-share"), "commitSync committed what was read");
+            assertEquals(sorted(reads.next), committed(admin, group), "commitSync committed what was read");
 
             consumers.remove(2).close();
             reads.pollUntil("the two left hold all three partitions", consumers, () -> assigned(consumers, all));
             assertEquals(Set.of(1, 2), consumers.stream().map(c -> c.assignment().size()).collect(Collectors.toSet()));
-            produce("share", 3, "b", 30);
+            produce(topic, 3, "b", 30);
             reads.pollUntil("the next 30 records", consumers, () -> reads.all("b", 30));
             reads.assertEachOnce("a", 30);
             reads.assertEachOnce("b", 30);
-            assertEquals(Map.of(new TopicPartition("share", 0), 20L, new TopicPartition("share", 1), 20L,
-                    new TopicPartition("share", 2), 20L), reads.next);
-            assertEquals(sorted(reads.next), committed(admin, "g-share"), "committed offsets are what was read");
+            assertEquals(Map.of(new TopicPartition(topic, 0), 20L, new TopicPartition(topic, 1), 20L,
+                    new TopicPartition(topic, 2), 20L), reads.next);
+            assertEquals(sorted(reads.next), committed(admin, group), "committed offsets are what was read");
         } finally {
             consumers.forEach(KafkaConsumer::close);
         }
     }
 
     @Test
-    @Order(2)
+    @Order(3)
     void aRestartedConsumerResumesFromItsCommittedOffset() throws Exception {
         createTopic("resume", 1);
         produce("resume", 1, "r", 10);
@@ -295,7 +314,7 @@ class KafkaConsumerGroupsTest {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
     void adminListsDescribesAltersAndDeletesGroups() throws Exception {
         createTopic("admin", 2);
         produce("admin", 2, "d", 4);
@@ -348,7 +367,7 @@ class KafkaConsumerGroupsTest {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void aMemberThatStopsHeartbeatingIsRemovedAndItsPartitionsMove() throws Exception {
         createTopic("expire", 2);
         Set<TopicPartition> all = partitions("expire", 2);
@@ -378,7 +397,7 @@ class KafkaConsumerGroupsTest {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void theGroupMovesWhenItsCoordinatorDiesAndKeepsItsOffsets() throws Exception {
         createTopic("move", 3);
         Set<TopicPartition> all = partitions("move", 3);
