@@ -1,6 +1,7 @@
 package io.tideline.node.group;
 
 import io.tideline.common.errors.Errors;
+import io.tideline.common.time.Scheduler;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -90,8 +91,7 @@ final class GroupMembership {
         if (join.version >= 4) {
             // KIP-394: the member gets its id first and joins with it, so a join retried after a lost answer
             // does not leave an orphan member behind. The id is dropped if it does not come back in a session.
-            g.pendingMembers.put(memberId, registry.scheduler.scheduleOnce("group-pending-member",
-                    () -> expirePending(g, memberId), join.sessionTimeoutMs));
+            g.pendingMembers.put(memberId, schedule("group-pending-member", g, () -> expirePending(g, memberId), join.sessionTimeoutMs));
             return done(GroupResponses.joinError(Errors.MEMBER_ID_REQUIRED, memberId));
         }
         return addAndRebalance(g, memberId, join);
@@ -181,12 +181,12 @@ final class GroupMembership {
             g.joinedDuringDelay = false;
             g.initialDelayRemainingMs = rebalanceTimeout - delay;
             g.state = GroupState.PREPARING_REBALANCE;
-            g.joinTimer = registry.scheduler.scheduleOnce("group-initial-delay", () -> initialDelayOver(g, id), delay);
+            g.joinTimer = schedule("group-initial-delay", g, () -> initialDelayOver(g, id), delay);
             return;
         }
         g.initialDelay = false;
         g.state = GroupState.PREPARING_REBALANCE;
-        g.joinTimer = registry.scheduler.scheduleOnce("group-join", () -> {
+        g.joinTimer = schedule("group-join", g, () -> {
             synchronized (g) {
                 if (g.rebalanceId == id) {
                     completeJoin(g);
@@ -206,7 +206,7 @@ final class GroupMembership {
                 long delay = Math.min(registry.config.initialRebalanceDelayMs(), g.initialDelayRemainingMs);
                 g.initialDelayRemainingMs -= delay;
                 g.joinedDuringDelay = false;
-                g.joinTimer = registry.scheduler.scheduleOnce("group-initial-delay", () -> initialDelayOver(g, id), delay);
+                g.joinTimer = schedule("group-initial-delay", g, () -> initialDelayOver(g, id), delay);
                 return;
             }
             g.initialDelay = false;
@@ -254,7 +254,7 @@ final class GroupMembership {
             waiting.complete(joinAnswer(g, m));
         }
         // Members that never send SyncGroup (the leader above all) must not hold the group forever.
-        g.syncTimer = registry.scheduler.scheduleOnce("group-sync", () -> syncTimedOut(g, id), g.rebalanceTimeoutMs());
+        g.syncTimer = schedule("group-sync", g, () -> syncTimedOut(g, id), g.rebalanceTimeoutMs());
     }
 
     private void syncTimedOut(ClassicGroup g, int id) {
@@ -491,7 +491,7 @@ final class GroupMembership {
      * wait.
      */
     private void watchSession(ClassicGroup g, GroupMember m, long delayMs) {
-        m.sessionTimer = registry.scheduler.scheduleOnce("group-session", () -> checkSession(g, m), delayMs);
+        m.sessionTimer = schedule("group-session", g, () -> checkSession(g, m), delayMs);
     }
 
     private void checkSession(ClassicGroup g, GroupMember m) {
@@ -508,6 +508,21 @@ final class GroupMembership {
             remove(g, m, Errors.UNKNOWN_MEMBER_ID);
             afterDeparture(g);
         }
+    }
+
+    /**
+     * A timer of group {@code g} that acts only while this broker still coordinates it and {@code g} is the group
+     * in memory. A coordinator that lost the group to another broker hears no more of its members, whose
+     * heartbeats go to the new one: its session timers would expire them all and store the group Empty at the
+     * next generation, which the controller accepts (the generation is the one it expects), and so throw the
+     * members out of their group at the new coordinator. Asking for ownership also drops the stale group.
+     */
+    private Scheduler.Cancellable schedule(String name, ClassicGroup g, Runnable action, long delayMs) {
+        return registry.scheduler.scheduleOnce(name, () -> {
+            if (registry.ownership(g.groupId) == Errors.NONE && registry.groups().get(g.groupId) == g) {
+                action.run();
+            }
+        }, delayMs);
     }
 
     private static <T> CompletableFuture<T> done(T value) {
