@@ -40,11 +40,7 @@ final class ResponseEncoder {
      */
     static void closeSlices(ApiMessage body) {
         if (body instanceof FetchResponseData fetch) {
-            fetch.responses().forEach(t -> t.partitions().forEach(p -> {
-                if (p.records() instanceof SliceRecords s) {
-                    s.close();
-                }
-            }));
+            SliceRecords.closeAll(fetch);
         }
     }
 }

@@ -3,6 +3,7 @@ package io.tideline.node.kafka;
 import io.tideline.store.segment.RecordsSlice;
 import java.io.IOException;
 import java.util.Objects;
+import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.network.TransferableChannel;
 import org.apache.kafka.common.record.internal.BaseRecords;
 import org.apache.kafka.common.record.internal.RecordsSend;
@@ -44,6 +45,18 @@ public final class SliceRecords implements BaseRecords, AutoCloseable {
     @Override
     public void close() {
         slice.close();
+    }
+
+    /**
+     * Closes every slice of a Fetch response that will not be sent (the fetch's own failure paths, a connection
+     * gone before the write); closing a sent slice again is harmless.
+     */
+    public static void closeAll(FetchResponseData response) {
+        response.responses().forEach(t -> t.partitions().forEach(p -> {
+            if (p.records() instanceof SliceRecords s) {
+                s.close();
+            }
+        }));
     }
 
     @Override

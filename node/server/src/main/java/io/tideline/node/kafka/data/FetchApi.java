@@ -176,23 +176,12 @@ public final class FetchApi implements KafkaApi {
                     }
                     if (!out.complete(response)) {
                         // The listener gave up on this request (its connection is gone): nobody will send these.
-                        release(response);
+                        SliceRecords.closeAll(response);
                     } else {
                         stats.handedOver(response);
                     }
                 });
         return out;
-    }
-
-    /** Closes every {@link SliceRecords} of a response that is never handed to the listener. */
-    private static void release(FetchResponseData response) {
-        for (FetchableTopicResponse t : response.responses()) {
-            for (PartitionData p : t.partitions()) {
-                if (p.records() instanceof SliceRecords slice) {
-                    slice.close();
-                }
-            }
-        }
     }
 
     private static FetchResponseData response(FetchRequestData data, PartitionData[] answers, short version) {
