@@ -75,6 +75,14 @@ public final class ReplicaManager implements AutoCloseable {
     public ReplicaManager(int brokerId, ReplicationConfig config, LogManager logManager, Time time, Scheduler scheduler,
                           IsrChannel isrChannel, FailedReplicaReporter failedReplicaReporter, LeaderEndpoints endpoints,
                           MetricRegistry metrics) {
+        this(brokerId, config, logManager, time, scheduler, isrChannel, failedReplicaReporter, endpoints, metrics,
+                LeaderFetchHandler.HIGH_WATERMARK_NEWS_DELAY_MS);
+    }
+
+    /** As above, with the time a parked replica fetch's high watermark news waits for records (tests). */
+    ReplicaManager(int brokerId, ReplicationConfig config, LogManager logManager, Time time, Scheduler scheduler,
+                   IsrChannel isrChannel, FailedReplicaReporter failedReplicaReporter, LeaderEndpoints endpoints,
+                   MetricRegistry metrics, long highWatermarkNewsDelayMs) {
         this.brokerId = brokerId;
         this.metrics = Objects.requireNonNull(metrics, "metrics");
         this.topicMetrics = new BrokerTopicMetrics(metrics);
@@ -89,7 +97,7 @@ public final class ReplicaManager implements AutoCloseable {
         this.leaderQuota = new ReplicationQuota(config.leaderThrottledRate(), time);
         this.followerQuota = new ReplicationQuota(config.followerThrottledRate(), time);
         this.fetchHandler = new LeaderFetchHandler(this::partition, new DelayedOperations<>("replica-fetch", scheduler),
-                leaderQuota, time, this::onFollowerFetched, this::isLive);
+                leaderQuota, time, this::onFollowerFetched, this::isLive, highWatermarkNewsDelayMs);
         this.consumerFetchHandler = new ConsumerFetchHandler(this::partition, fetchHandler.purgatory(), offline::contains);
         this.fetcherManager = new ReplicaFetcherManager(brokerId, endpoints, config, time, followerQuota,
                 new FetcherListener() {
@@ -522,6 +530,10 @@ public final class ReplicaManager implements AutoCloseable {
         return partition(tp).map(Partition::log);
     }
 
+    int pendingHighWatermarkChecks() {
+        return fetchHandler.pendingHighWatermarkChecks();
+    }
+
     @Override
     public void close() {
         Scheduler.Cancellable task = shrinkTask;
@@ -536,6 +548,7 @@ public final class ReplicaManager implements AutoCloseable {
         producePurgatory.shutdown();
         deleteRecordsPurgatory.shutdown();
         fetchHandler.purgatory().shutdown();
+        fetchHandler.close();
         partitions.clear();
         topicMetrics.close();
         ReplicationMetrics.unregister(metrics);

@@ -43,6 +43,12 @@ class PurgatoryBoundTest {
     private static final int FOLLOWER = 2;
     private static final int IDLE_PARTITIONS = 5;
     private static final TopicPartition BUSY = new TopicPartition("hot", 0);
+    /**
+     * A parked fetch whose only news is a higher high watermark is not answered for that alone during a test
+     * (HighWatermarkNewsTest covers that), so that every answer here comes from the thread that appends and the
+     * checks after an append see it at once.
+     */
+    private static final long NO_HIGH_WATERMARK_NEWS_ALONE = java.util.concurrent.TimeUnit.HOURS.toMillis(1);
 
     @TempDir
     Path dir;
@@ -68,7 +74,7 @@ class PurgatoryBoundTest {
         manager = new ReplicaManager(LEADER, ReplicationConfig.fromMap(Map.of("replica.lag.time.max.ms", 3_600_000)),
                 logManager, time, scheduler, (tp, topicId, epoch, proposal) ->
                         CompletableFuture.completedFuture(IsrChangeResult.refused(Errors.REQUEST_TIMED_OUT)),
-                (tp, reason) -> { }, id -> Optional.empty(), metrics);
+                (tp, reason) -> { }, id -> Optional.empty(), metrics, NO_HIGH_WATERMARK_NEWS_ALONE);
         partitions.add(BUSY);
         IntStream.range(0, IDLE_PARTITIONS).forEach(i -> partitions.add(new TopicPartition("idle", i)));
         for (TopicPartition tp : partitions) {
