@@ -45,7 +45,8 @@ public final class ReplicationConfig extends AbstractConfig {
                     "Bytes a replica fetch waits for before the leader answers (up to replica.fetch.wait.max.ms).")
             .define(REPLICA_FETCH_WAIT_MAX_MS_CONFIG, INT, 500, Range.atLeast(0), MEDIUM,
                     "Longest a replica fetch is parked at the leader waiting for replica.fetch.min.bytes. "
-                    + "A higher high watermark or log start offset than the follower knows answers at once.")
+                    + "A higher log start offset than the follower knows answers at once, a higher high watermark "
+                    + "after at most 20 ms (the next append carries it sooner).")
             .define(REPLICA_FETCH_MAX_BYTES_CONFIG, INT, 1024 * 1024, Range.atLeast(1), MEDIUM,
                     "Bytes fetched per partition per request; the first batch comes whole even if larger.")
             .define(REPLICA_FETCH_RESPONSE_MAX_BYTES_CONFIG, INT, 10 * 1024 * 1024, Range.atLeast(1), MEDIUM,

@@ -283,7 +283,9 @@ final class Sender implements Runnable {
             return;
         }
         boolean overtook = error.error() == Errors.OUT_OF_ORDER_SEQUENCE_NUMBER && !batch.sentAsFirst;
-        onError(List.of(batch), error, retriable || overtook, hint, now);
+        // An overtaking batch did nothing wrong and the leader is fine: it goes again as soon as the batches
+        // before it are answered (the accumulator holds it until then), without retry.backoff.ms.
+        onError(List.of(batch), error, retriable || overtook, !overtook, hint, now);
     }
 
     /**
@@ -329,6 +331,12 @@ final class Sender implements Runnable {
     /** The batches of one partition sent together failed together: retry them all in order, or fail them. */
     private void onError(List<ProducerBatch> batches, TidelineClientException error, boolean retriable,
                          LeaderHint hint, long now) {
+        onError(batches, error, retriable, true, hint, now);
+    }
+
+    /** @param backoff whether a retry waits retry.backoff.ms */
+    private void onError(List<ProducerBatch> batches, TidelineClientException error, boolean retriable,
+                         boolean backoff, LeaderHint hint, long now) {
         ProducerBatch first = batches.get(0);
         List<ProducerBatch> retry = new ArrayList<>();
         List<ProducerBatch> failed = new ArrayList<>();
@@ -346,7 +354,7 @@ final class Sender implements Runnable {
                     error.getMessage());
             // Back at the head of the queue before the partition is unmuted by a failed batch below, so that
             // nothing queued after them can overtake them.
-            accumulator.reenqueue(retry, now + config.retryBackoffMs());
+            accumulator.reenqueue(retry, backoff ? now + config.retryBackoffMs() : now);
         }
         for (ProducerBatch batch : failed) {
             RuntimeException failure = retriable && now - batch.createdMs >= config.deliveryTimeoutMs()

@@ -35,6 +35,7 @@ import io.tideline.node.replica.PartitionSettingsResolver;
 import io.tideline.node.replica.QuorumFailedReplicaReporter;
 import io.tideline.node.replica.QuorumIsrChannel;
 import io.tideline.node.replica.ReplicaMetadataHandler;
+import io.tideline.proto.client.ClientServiceGrpc;
 import io.tideline.proto.metadata.BrokerRegistrationRecord;
 import io.tideline.proto.metadata.Endpoint;
 import io.tideline.replication.fetcher.LeaderEndpoint;
@@ -227,8 +228,13 @@ public final class TidelineNode implements AutoCloseable {
         AdminApiService adminService = new AdminApiService(id, this::image, replicaManager, controllerClient,
                 config.replication().minInsyncReplicas(), brokerConfigs, logManager, nodeConfig.clusterId(),
                 nodeConfig.voters());
+        // Calls are looked up on their connection's transport thread (direct), then run on the request handlers;
+        // a connection's Produce calls one at a time in arrival order, for the idempotent producer (ProduceOrdering).
+        ProduceOrdering produceOrdering = new ProduceOrdering(ClientServiceGrpc.getProduceMethod(), requestHandlers);
         server = NettyServerBuilder.forAddress(new InetSocketAddress(config.listener().bindHost(), config.listener().port()))
-                .executor(requestHandlers)
+                .directExecutor()
+                .callExecutor(produceOrdering)
+                .addTransportFilter(produceOrdering)
                 .maxInboundMessageSize(config.socketRequestMaxBytes())
                 .maxConcurrentCallsPerConnection(config.maxConcurrentCallsPerConnection())
                 .flowControlWindow(config.flowControlWindowBytes())
