@@ -13,26 +13,12 @@ import org.apache.kafka.common.requests.ApiVersionsRequest;
  * INVALID_REQUEST, as Kafka does. A version not served is answered by the listener (v0, UNSUPPORTED_VERSION,
  * the table). No features are advertised: no client of this listener negotiates any.
  */
-final class ApiVersionsApi implements KafkaApi {
+final class ApiVersionsApi extends AbstractKafkaApi {
     private final KafkaApis apis;
 
     ApiVersionsApi(KafkaApis apis) {
+        super(ApiKeys.API_VERSIONS, 0, 4);
         this.apis = apis;
-    }
-
-    @Override
-    public ApiKeys key() {
-        return ApiKeys.API_VERSIONS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 4;
     }
 
     @Override

@@ -25,7 +25,7 @@ import org.apache.kafka.common.protocol.Errors;
  * broker, where the quorum is not reachable by clients, it is a listed broker, here the quorum leader when it is
  * one, else this node, else the lowest listed broker, so any Kafka-serving broker may take admin requests.
  */
-final class MetadataApi implements KafkaApi {
+final class MetadataApi extends AbstractKafkaApi {
     private final int nodeId;
     private final String clusterId;
     private final String listenerName;
@@ -34,26 +34,12 @@ final class MetadataApi implements KafkaApi {
 
     MetadataApi(int nodeId, String clusterId, String listenerName, Supplier<MetadataImage> image,
                 IntSupplier quorumLeaderId) {
+        super(ApiKeys.METADATA, 0, 13);
         this.nodeId = nodeId;
         this.clusterId = clusterId;
         this.listenerName = listenerName;
         this.image = image;
         this.quorumLeaderId = quorumLeaderId;
-    }
-
-    @Override
-    public ApiKeys key() {
-        return ApiKeys.METADATA;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 13;
     }
 
     @Override

@@ -1,6 +1,6 @@
 package io.tideline.node.kafka.admin;
 
-import io.tideline.node.kafka.KafkaApi;
+import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.proto.admin.AlterPartitionReassignmentsRequest;
@@ -28,26 +28,12 @@ import org.apache.kafka.common.protocol.Errors;
  * partition. v1's allow_replication_factor_change=false refuses a target whose size differs from the
  * partition's replication factor with INVALID_REPLICATION_FACTOR, checked against this broker's image.
  */
-final class AlterPartitionReassignmentsApi implements KafkaApi {
+final class AlterPartitionReassignmentsApi extends AbstractKafkaApi {
     private final AdminDeps deps;
 
     AlterPartitionReassignmentsApi(AdminDeps deps) {
+        super(ApiKeys.ALTER_PARTITION_REASSIGNMENTS, 0, 1);
         this.deps = deps;
-    }
-
-    @Override
-    public ApiKeys key() {
-        return ApiKeys.ALTER_PARTITION_REASSIGNMENTS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 1;
     }
 
     /**

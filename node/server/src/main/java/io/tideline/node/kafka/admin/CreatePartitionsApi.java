@@ -1,6 +1,6 @@
 package io.tideline.node.kafka.admin;
 
-import io.tideline.node.kafka.KafkaApi;
+import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.proto.admin.CreatePartitionsRequest;
 import io.tideline.proto.admin.CreatePartitionsResponse;
@@ -24,26 +24,12 @@ import org.apache.kafka.common.protocol.Errors;
  * cannot do is refused per topic with INVALID_REQUEST and says so: explicit assignments of the new partitions
  * and validate_only (docs/kafka-protocol.md, Admin APIs). A topic named twice is INVALID_REQUEST too.
  */
-final class CreatePartitionsApi implements KafkaApi {
+final class CreatePartitionsApi extends AbstractKafkaApi {
     private final AdminDeps deps;
 
     CreatePartitionsApi(AdminDeps deps) {
+        super(ApiKeys.CREATE_PARTITIONS, 0, 3);
         this.deps = deps;
-    }
-
-    @Override
-    public ApiKeys key() {
-        return ApiKeys.CREATE_PARTITIONS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 3;
     }
 
     @Override

@@ -1,6 +1,6 @@
 package io.tideline.node.kafka.admin;
 
-import io.tideline.node.kafka.KafkaApi;
+import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.proto.admin.Assignment;
 import io.tideline.proto.admin.ConfigValue;
@@ -34,28 +34,14 @@ import org.apache.kafka.common.protocol.Errors;
  * INVALID_REQUEST, a null config value INVALID_CONFIG, and v5+ answers carry the partition count, replication
  * factor and every config of the created (or validated) topic, v7 its id.
  */
-final class CreateTopicsApi implements KafkaApi {
+final class CreateTopicsApi extends AbstractKafkaApi {
     private final AdminDeps deps;
     private final TopicConfigView configs;
 
     CreateTopicsApi(AdminDeps deps, TopicConfigView configs) {
+        super(ApiKeys.CREATE_TOPICS, 2, 7);
         this.deps = deps;
         this.configs = configs;
-    }
-
-    @Override
-    public ApiKeys key() {
-        return ApiKeys.CREATE_TOPICS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 2;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 7;
     }
 
     @Override

@@ -1,6 +1,6 @@
 package io.tideline.node.kafka.admin;
 
-import io.tideline.node.kafka.KafkaApi;
+import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.proto.admin.DeleteRecordsPartition;
 import io.tideline.proto.admin.DeleteRecordsRequest;
@@ -18,26 +18,12 @@ import org.apache.kafka.common.protocol.Errors;
  * OFFSET_OUT_OF_RANGE, NOT_LEADER_OR_FOLLOWER off the leader, REQUEST_TIMED_OUT with the low watermark so far,
  * timeout_ms 0 the default 30 s). The answer has no message field; the low watermark is -1 on errors (B23).
  */
-final class DeleteRecordsApi implements KafkaApi {
+final class DeleteRecordsApi extends AbstractKafkaApi {
     private final AdminDeps deps;
 
     DeleteRecordsApi(AdminDeps deps) {
+        super(ApiKeys.DELETE_RECORDS, 0, 2);
         this.deps = deps;
-    }
-
-    @Override
-    public ApiKeys key() {
-        return ApiKeys.DELETE_RECORDS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 2;
     }
 
     @Override

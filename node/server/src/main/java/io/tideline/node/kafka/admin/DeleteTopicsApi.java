@@ -1,6 +1,6 @@
 package io.tideline.node.kafka.admin;
 
-import io.tideline.node.kafka.KafkaApi;
+import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.node.metadata.TopicImage;
@@ -25,26 +25,12 @@ import org.apache.kafka.common.protocol.Errors;
  * each by name or by topic id, and an id is resolved to its name in this broker's image (an unknown id is
  * UNKNOWN_TOPIC_ID, answered without asking the controller; a topic given both ways is deleted by name).
  */
-final class DeleteTopicsApi implements KafkaApi {
+final class DeleteTopicsApi extends AbstractKafkaApi {
     private final AdminDeps deps;
 
     DeleteTopicsApi(AdminDeps deps) {
+        super(ApiKeys.DELETE_TOPICS, 1, 6);
         this.deps = deps;
-    }
-
-    @Override
-    public ApiKeys key() {
-        return ApiKeys.DELETE_TOPICS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 1;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 6;
     }
 
     /** One topic of the request: the name to delete, or the answer when it can't be named. */

@@ -1,6 +1,6 @@
 package io.tideline.node.kafka.admin;
 
-import io.tideline.node.kafka.KafkaApi;
+import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.proto.admin.ClusterBroker;
@@ -25,7 +25,7 @@ import org.apache.kafka.common.protocol.Errors;
  * does not answer in time the answer is still NONE, from this broker's image (Kafka's brokers answer from their
  * metadata cache). Only endpoint type 1 (brokers) is served; 2 is UNSUPPORTED_ENDPOINT_TYPE.
  */
-final class DescribeClusterApi implements KafkaApi {
+final class DescribeClusterApi extends AbstractKafkaApi {
     /** How long to wait for the quorum's view before answering from the image. */
     static final int QUORUM_TIMEOUT_MS = 2_000;
     private static final byte BROKER_ENDPOINTS = 1;
@@ -33,22 +33,8 @@ final class DescribeClusterApi implements KafkaApi {
     private final AdminDeps deps;
 
     DescribeClusterApi(AdminDeps deps) {
+        super(ApiKeys.DESCRIBE_CLUSTER, 0, 2);
         this.deps = deps;
-    }
-
-    @Override
-    public ApiKeys key() {
-        return ApiKeys.DESCRIBE_CLUSTER;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 2;
     }
 
     @Override

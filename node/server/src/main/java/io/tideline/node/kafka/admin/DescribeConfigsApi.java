@@ -2,7 +2,7 @@ package io.tideline.node.kafka.admin;
 
 import io.tideline.common.config.ConfigDef;
 import io.tideline.node.config.DynamicBrokerConfigs;
-import io.tideline.node.kafka.KafkaApi;
+import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.node.metadata.TopicImage;
@@ -33,30 +33,16 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
  * read-only (all are dynamic) or sensitive (none holds a secret); documentation is not sent. Other resource
  * types (BROKER_LOGGER, GROUP, CLIENT_METRICS) are INVALID_REQUEST. Null or empty configuration keys ask for every key.
  */
-final class DescribeConfigsApi implements KafkaApi {
+final class DescribeConfigsApi extends AbstractKafkaApi {
     private static final ConfigDef BROKER_KEYS = DynamicBrokerConfigs.definition();
 
     private final AdminDeps deps;
     private final TopicConfigView topics;
 
     DescribeConfigsApi(AdminDeps deps, TopicConfigView topics) {
+        super(ApiKeys.DESCRIBE_CONFIGS, 1, 4);
         this.deps = deps;
         this.topics = topics;
-    }
-
-    @Override
-    public ApiKeys key() {
-        return ApiKeys.DESCRIBE_CONFIGS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 1;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 4;
     }
 
     @Override

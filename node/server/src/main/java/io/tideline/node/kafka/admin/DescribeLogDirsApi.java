@@ -1,6 +1,6 @@
 package io.tideline.node.kafka.admin;
 
-import io.tideline.node.kafka.KafkaApi;
+import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.proto.admin.DescribeLogDirsRequest;
 import io.tideline.proto.admin.LogDirInfo;
@@ -30,26 +30,12 @@ import org.apache.kafka.common.protocol.Errors;
  * topics only their named partitions. v4+ carries the file store's total and usable bytes (-1 when the dir
  * cannot be asked, e.g. it is offline); v5's cordoned flag is always false (no dir is cordoned).
  */
-final class DescribeLogDirsApi implements KafkaApi {
+final class DescribeLogDirsApi extends AbstractKafkaApi {
     private final AdminDeps deps;
 
     DescribeLogDirsApi(AdminDeps deps) {
+        super(ApiKeys.DESCRIBE_LOG_DIRS, 1, 5);
         this.deps = deps;
-    }
-
-    @Override
-    public ApiKeys key() {
-        return ApiKeys.DESCRIBE_LOG_DIRS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 1;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 5;
     }
 
     @Override

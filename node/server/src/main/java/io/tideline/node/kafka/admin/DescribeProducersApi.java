@@ -1,7 +1,7 @@
 package io.tideline.node.kafka.admin;
 
 import io.tideline.common.TopicPartition;
-import io.tideline.node.kafka.KafkaApi;
+import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.node.metadata.TopicImage;
@@ -27,28 +27,14 @@ import org.apache.kafka.common.protocol.Errors;
  * whose log dir failed, KAFKA_STORAGE_ERROR. No transactions are served, so the coordinator epoch and the current
  * transaction's start offset are always -1.
  */
-public final class DescribeProducersApi implements KafkaApi {
+public final class DescribeProducersApi extends AbstractKafkaApi {
     private final Supplier<MetadataImage> image;
     private final ReplicaManager replicaManager;
 
     public DescribeProducersApi(Supplier<MetadataImage> image, ReplicaManager replicaManager) {
+        super(ApiKeys.DESCRIBE_PRODUCERS, 0, 0);
         this.image = image;
         this.replicaManager = replicaManager;
-    }
-
-    @Override
-    public ApiKeys key() {
-        return ApiKeys.DESCRIBE_PRODUCERS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 0;
     }
 
     @Override

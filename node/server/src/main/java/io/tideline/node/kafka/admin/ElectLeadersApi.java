@@ -1,6 +1,6 @@
 package io.tideline.node.kafka.admin;
 
-import io.tideline.node.kafka.KafkaApi;
+import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.proto.admin.ElectLeadersPartition;
 import io.tideline.proto.admin.ElectLeadersRequest;
@@ -24,26 +24,12 @@ import org.apache.kafka.common.protocol.Errors;
  * partitions is every partition. A failure of the whole request is the top-level error (v1+) and, for
  * v0, which has none, every named partition's.
  */
-final class ElectLeadersApi implements KafkaApi {
+final class ElectLeadersApi extends AbstractKafkaApi {
     private final AdminDeps deps;
 
     ElectLeadersApi(AdminDeps deps) {
+        super(ApiKeys.ELECT_LEADERS, 0, 2);
         this.deps = deps;
-    }
-
-    @Override
-    public ApiKeys key() {
-        return ApiKeys.ELECT_LEADERS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 2;
     }
 
     @Override

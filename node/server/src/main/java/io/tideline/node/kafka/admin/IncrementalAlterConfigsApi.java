@@ -3,7 +3,7 @@ package io.tideline.node.kafka.admin;
 import io.tideline.common.config.ConfigDef;
 import io.tideline.node.config.DynamicBrokerConfigs;
 import io.tideline.node.config.TopicConfigs;
-import io.tideline.node.kafka.KafkaApi;
+import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.proto.admin.AlterBrokerConfigsRequest;
 import io.tideline.proto.admin.AlterTopicConfigsRequest;
@@ -37,7 +37,7 @@ import org.apache.kafka.common.protocol.Errors;
  * validate_only is refused with INVALID_REQUEST: the controller has no dry run for config changes. A DELETE of
  * {@link #NO_SUCH_BROKER_KEYS} on a broker is dropped.
  */
-final class IncrementalAlterConfigsApi implements KafkaApi {
+final class IncrementalAlterConfigsApi extends AbstractKafkaApi {
     private static final Set<String> TOPIC_LIST_KEYS = listKeys();
     /**
      * Kafka's dynamic broker keys with no Tideline counterpart, whose DELETE is dropped as the no-op it is:
@@ -50,6 +50,7 @@ final class IncrementalAlterConfigsApi implements KafkaApi {
     private final AdminDeps deps;
 
     IncrementalAlterConfigsApi(AdminDeps deps) {
+        super(ApiKeys.INCREMENTAL_ALTER_CONFIGS, 0, 1);
         this.deps = deps;
     }
 
@@ -59,21 +60,6 @@ final class IncrementalAlterConfigsApi implements KafkaApi {
         TopicConfigs.configDef().configKeys().values().stream().filter(k -> k.type() == ConfigDef.Type.LIST)
                 .forEach(k -> keys.add(k.name()));
         return Set.copyOf(keys);
-    }
-
-    @Override
-    public ApiKeys key() {
-        return ApiKeys.INCREMENTAL_ALTER_CONFIGS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 1;
     }
 
     /** A request-level refusal of one resource, or null when it may go to the controller. */

@@ -1,6 +1,6 @@
 package io.tideline.node.kafka.admin;
 
-import io.tideline.node.kafka.KafkaApi;
+import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.proto.admin.ListPartitionReassignmentsRequest;
 import io.tideline.proto.admin.ListReassignmentsPartition;
@@ -19,26 +19,12 @@ import org.apache.kafka.common.protocol.ApiKeys;
  * null topics lists every reassignment in progress, named partitions only those (unknown or idle ones are left
  * out, as in Kafka). Replicas are all of them during a move, adding and removing ones named apart.
  */
-final class ListPartitionReassignmentsApi implements KafkaApi {
+final class ListPartitionReassignmentsApi extends AbstractKafkaApi {
     private final AdminDeps deps;
 
     ListPartitionReassignmentsApi(AdminDeps deps) {
+        super(ApiKeys.LIST_PARTITION_REASSIGNMENTS, 0, 0);
         this.deps = deps;
-    }
-
-    @Override
-    public ApiKeys key() {
-        return ApiKeys.LIST_PARTITION_REASSIGNMENTS;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 0;
     }
 
     @Override

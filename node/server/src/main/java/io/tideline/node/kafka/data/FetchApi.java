@@ -3,7 +3,7 @@ package io.tideline.node.kafka.data;
 import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
 import io.tideline.node.api.RequestChecks;
-import io.tideline.node.kafka.KafkaApi;
+import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.node.kafka.SliceRecords;
 import io.tideline.node.metadata.MetadataImage;
@@ -51,7 +51,7 @@ import org.slf4j.LoggerFactory;
  * </ul>
  * Safe for concurrent use.
  */
-public final class FetchApi implements KafkaApi {
+public final class FetchApi extends AbstractKafkaApi {
     private static final Logger log = LoggerFactory.getLogger(FetchApi.class);
     static final short MIN_VERSION = 4;
     static final short MAX_VERSION = 18;
@@ -65,24 +65,10 @@ public final class FetchApi implements KafkaApi {
     private final FetchStats stats;
 
     public FetchApi(Supplier<MetadataImage> image, ReplicaManager replicaManager, FetchStats stats) {
+        super(ApiKeys.FETCH, MIN_VERSION, MAX_VERSION);
         this.image = Objects.requireNonNull(image, "image");
         this.replicaManager = Objects.requireNonNull(replicaManager, "replicaManager");
         this.stats = Objects.requireNonNull(stats, "stats");
-    }
-
-    @Override
-    public ApiKeys key() {
-        return ApiKeys.FETCH;
-    }
-
-    @Override
-    public short minVersion() {
-        return MIN_VERSION;
-    }
-
-    @Override
-    public short maxVersion() {
-        return MAX_VERSION;
     }
 
     /** One partition of the request, with the topic name it resolved to (null when it did not). */

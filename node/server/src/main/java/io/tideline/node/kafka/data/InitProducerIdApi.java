@@ -1,6 +1,6 @@
 package io.tideline.node.kafka.data;
 
-import io.tideline.node.kafka.KafkaApi;
+import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.node.producer.ProducerIdInitializer;
 import java.util.concurrent.CompletableFuture;
@@ -14,26 +14,12 @@ import org.apache.kafka.common.protocol.Errors;
  * 0-2 carry no producer id, so they always get a new one; 3+ may ask for an epoch bump. v6's two-phase commit
  * (KIP-939) belongs to transactions and is refused with them (docs/kafka-protocol.md, "Producer ids").
  */
-public final class InitProducerIdApi implements KafkaApi {
+public final class InitProducerIdApi extends AbstractKafkaApi {
     private final ProducerIdInitializer initializer;
 
     public InitProducerIdApi(ProducerIdInitializer initializer) {
+        super(ApiKeys.INIT_PRODUCER_ID, 0, 6);
         this.initializer = initializer;
-    }
-
-    @Override
-    public ApiKeys key() {
-        return ApiKeys.INIT_PRODUCER_ID;
-    }
-
-    @Override
-    public short minVersion() {
-        return 0;
-    }
-
-    @Override
-    public short maxVersion() {
-        return 6;
     }
 
     @Override

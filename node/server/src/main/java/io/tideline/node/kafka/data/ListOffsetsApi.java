@@ -3,7 +3,7 @@ package io.tideline.node.kafka.data;
 import io.tideline.common.TopicPartition;
 import io.tideline.node.api.OffsetLookup;
 import io.tideline.node.api.RequestChecks;
-import io.tideline.node.kafka.KafkaApi;
+import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.node.metadata.MetadataImage;
 import java.util.ArrayList;
@@ -30,7 +30,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
  * and AdminClient.listOffsets). A partition listed twice is refused with INVALID_REQUEST, as in Kafka.
  * Stateless; safe for concurrent use.
  */
-public final class ListOffsetsApi implements KafkaApi {
+public final class ListOffsetsApi extends AbstractKafkaApi {
     static final short MIN_VERSION = 1;
     static final short MAX_VERSION = 11;
 
@@ -38,23 +38,9 @@ public final class ListOffsetsApi implements KafkaApi {
     private final OffsetLookup lookup;
 
     public ListOffsetsApi(Supplier<MetadataImage> image, OffsetLookup lookup) {
+        super(ApiKeys.LIST_OFFSETS, MIN_VERSION, MAX_VERSION);
         this.image = Objects.requireNonNull(image, "image");
         this.lookup = Objects.requireNonNull(lookup, "lookup");
-    }
-
-    @Override
-    public ApiKeys key() {
-        return ApiKeys.LIST_OFFSETS;
-    }
-
-    @Override
-    public short minVersion() {
-        return MIN_VERSION;
-    }
-
-    @Override
-    public short maxVersion() {
-        return MAX_VERSION;
     }
 
     private record Entry(String topic, int partition) {

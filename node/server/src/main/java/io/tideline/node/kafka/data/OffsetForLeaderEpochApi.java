@@ -3,7 +3,7 @@ package io.tideline.node.kafka.data;
 import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
 import io.tideline.node.api.RequestChecks;
-import io.tideline.node.kafka.KafkaApi;
+import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.replication.server.LeaderAndIsr;
@@ -32,7 +32,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
  * leader's is FENCED_LEADER_EPOCH, above it UNKNOWN_LEADER_EPOCH. Versions 2-4. Stateless; safe for
  * concurrent use.
  */
-public final class OffsetForLeaderEpochApi implements KafkaApi {
+public final class OffsetForLeaderEpochApi extends AbstractKafkaApi {
     static final short MIN_VERSION = 2;
     static final short MAX_VERSION = 4;
 
@@ -41,24 +41,10 @@ public final class OffsetForLeaderEpochApi implements KafkaApi {
     private final ReplicaManager replicaManager;
 
     public OffsetForLeaderEpochApi(int brokerId, Supplier<MetadataImage> image, ReplicaManager replicaManager) {
+        super(ApiKeys.OFFSET_FOR_LEADER_EPOCH, MIN_VERSION, MAX_VERSION);
         this.brokerId = brokerId;
         this.image = Objects.requireNonNull(image, "image");
         this.replicaManager = Objects.requireNonNull(replicaManager, "replicaManager");
-    }
-
-    @Override
-    public ApiKeys key() {
-        return ApiKeys.OFFSET_FOR_LEADER_EPOCH;
-    }
-
-    @Override
-    public short minVersion() {
-        return MIN_VERSION;
-    }
-
-    @Override
-    public short maxVersion() {
-        return MAX_VERSION;
     }
 
     @Override

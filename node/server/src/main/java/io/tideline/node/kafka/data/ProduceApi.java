@@ -3,7 +3,7 @@ package io.tideline.node.kafka.data;
 import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
 import io.tideline.node.api.RequestChecks;
-import io.tideline.node.kafka.KafkaApi;
+import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.node.metadata.TopicImage;
@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * (UNKNOWN_TOPIC_ID when unknown). A non-null transactional_id fails every partition with
  * TRANSACTIONAL_ID_AUTHORIZATION_FAILED: transactions are not served. Stateless; safe for concurrent use.
  */
-public final class ProduceApi implements KafkaApi {
+public final class ProduceApi extends AbstractKafkaApi {
     private static final Logger log = LoggerFactory.getLogger(ProduceApi.class);
     static final short MIN_VERSION = 3;
     static final short MAX_VERSION = 13;
@@ -53,23 +53,9 @@ public final class ProduceApi implements KafkaApi {
     private final ReplicaManager replicaManager;
 
     public ProduceApi(Supplier<MetadataImage> image, ReplicaManager replicaManager) {
+        super(ApiKeys.PRODUCE, MIN_VERSION, MAX_VERSION);
         this.image = Objects.requireNonNull(image, "image");
         this.replicaManager = Objects.requireNonNull(replicaManager, "replicaManager");
-    }
-
-    @Override
-    public ApiKeys key() {
-        return ApiKeys.PRODUCE;
-    }
-
-    @Override
-    public short minVersion() {
-        return MIN_VERSION;
-    }
-
-    @Override
-    public short maxVersion() {
-        return MAX_VERSION;
     }
 
     /** One partition of the request, with the topic name it resolved to (null when it did not). */

@@ -2,7 +2,7 @@ package io.tideline.node.kafka.group;
 
 import io.tideline.common.errors.Errors;
 import io.tideline.node.group.GroupCoordinator;
-import io.tideline.node.kafka.KafkaApi;
+import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.DeleteGroupsRequestData;
@@ -10,26 +10,12 @@ import org.apache.kafka.common.message.DeleteGroupsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 
 /** DeleteGroups v0-3: NON_EMPTY_GROUP while members are present, GROUP_ID_NOT_FOUND for an unknown group. */
-final class DeleteGroupsApi implements KafkaApi {
+final class DeleteGroupsApi extends AbstractKafkaApi {
     private final GroupCoordinator coordinator;
 
     DeleteGroupsApi(GroupCoordinator coordinator) {
+        super(ApiKeys.DELETE_GROUPS, ApiKeys.DELETE_GROUPS.oldestVersion(), 3);
         this.coordinator = coordinator;
-    }
-
-    @Override
-    public ApiKeys key() {
-        return ApiKeys.DELETE_GROUPS;
-    }
-
-    @Override
-    public short minVersion() {
-        return ApiKeys.DELETE_GROUPS.oldestVersion();
-    }
-
-    @Override
-    public short maxVersion() {
-        return 3;
     }
 
     @Override

@@ -3,7 +3,7 @@ package io.tideline.node.kafka.group;
 import io.tideline.common.errors.Errors;
 import io.tideline.node.group.GroupAdmin;
 import io.tideline.node.group.GroupCoordinator;
-import io.tideline.node.kafka.KafkaApi;
+import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.DescribeGroupsRequestData;
@@ -14,26 +14,12 @@ import org.apache.kafka.common.protocol.ApiKeys;
  * DescribeGroups v0-6. An unknown group is "Dead" with no error before v6 and GROUP_ID_NOT_FOUND from v6
  * (KIP-1043), as in Kafka. Authorized operations are not computed (no ACLs): Kafka's "not provided" value.
  */
-final class DescribeGroupsApi implements KafkaApi {
+final class DescribeGroupsApi extends AbstractKafkaApi {
     private final GroupCoordinator coordinator;
 
     DescribeGroupsApi(GroupCoordinator coordinator) {
+        super(ApiKeys.DESCRIBE_GROUPS, ApiKeys.DESCRIBE_GROUPS.oldestVersion(), 6);
         this.coordinator = coordinator;
-    }
-
-    @Override
-    public ApiKeys key() {
-        return ApiKeys.DESCRIBE_GROUPS;
-    }
-
-    @Override
-    public short minVersion() {
-        return ApiKeys.DESCRIBE_GROUPS.oldestVersion();
-    }
-
-    @Override
-    public short maxVersion() {
-        return 6;
     }
 
     @Override

@@ -2,7 +2,7 @@ package io.tideline.node.kafka.group;
 
 import io.tideline.node.group.GroupCoordinator;
 import io.tideline.node.group.GroupOwnership;
-import io.tideline.node.kafka.KafkaApi;
+import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.node.metadata.MetadataImage;
 import java.util.Optional;
@@ -19,28 +19,14 @@ import org.apache.kafka.common.requests.FindCoordinatorRequest.CoordinatorType;
  * answers it. Transaction and share coordinators are not served: COORDINATOR_NOT_AVAILABLE with a message, which
  * a transactional producer treats as retriable and an operator reads in its error.
  */
-final class FindCoordinatorApi implements KafkaApi {
+final class FindCoordinatorApi extends AbstractKafkaApi {
     private final GroupCoordinator coordinator;
     private final KafkaEndpoints endpoints;
 
     FindCoordinatorApi(GroupCoordinator coordinator, KafkaEndpoints endpoints) {
+        super(ApiKeys.FIND_COORDINATOR, ApiKeys.FIND_COORDINATOR.oldestVersion(), 6);
         this.coordinator = coordinator;
         this.endpoints = endpoints;
-    }
-
-    @Override
-    public ApiKeys key() {
-        return ApiKeys.FIND_COORDINATOR;
-    }
-
-    @Override
-    public short minVersion() {
-        return ApiKeys.FIND_COORDINATOR.oldestVersion();
-    }
-
-    @Override
-    public short maxVersion() {
-        return 6;
     }
 
     @Override

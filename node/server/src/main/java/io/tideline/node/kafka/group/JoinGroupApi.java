@@ -1,7 +1,7 @@
 package io.tideline.node.kafka.group;
 
 import io.tideline.node.group.GroupCoordinator;
-import io.tideline.node.kafka.KafkaApi;
+import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.JoinGroupRequestData;
@@ -9,26 +9,12 @@ import org.apache.kafka.common.message.JoinGroupResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 
 /** JoinGroup v0-9 (the oldest kafka-clients still knows); the answer waits for the rebalance. */
-final class JoinGroupApi implements KafkaApi {
+final class JoinGroupApi extends AbstractKafkaApi {
     private final GroupCoordinator coordinator;
 
     JoinGroupApi(GroupCoordinator coordinator) {
+        super(ApiKeys.JOIN_GROUP, ApiKeys.JOIN_GROUP.oldestVersion(), 9);
         this.coordinator = coordinator;
-    }
-
-    @Override
-    public ApiKeys key() {
-        return ApiKeys.JOIN_GROUP;
-    }
-
-    @Override
-    public short minVersion() {
-        return ApiKeys.JOIN_GROUP.oldestVersion();
-    }
-
-    @Override
-    public short maxVersion() {
-        return 9;
     }
 
     @Override

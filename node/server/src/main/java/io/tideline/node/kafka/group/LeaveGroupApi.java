@@ -1,7 +1,7 @@
 package io.tideline.node.kafka.group;
 
 import io.tideline.node.group.GroupCoordinator;
-import io.tideline.node.kafka.KafkaApi;
+import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.LeaveGroupRequestData;
@@ -9,26 +9,12 @@ import org.apache.kafka.common.message.LeaveGroupResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 
 /** LeaveGroup v0-5 (v3+ leaves several members at once, each with its own error). */
-final class LeaveGroupApi implements KafkaApi {
+final class LeaveGroupApi extends AbstractKafkaApi {
     private final GroupCoordinator coordinator;
 
     LeaveGroupApi(GroupCoordinator coordinator) {
+        super(ApiKeys.LEAVE_GROUP, ApiKeys.LEAVE_GROUP.oldestVersion(), 5);
         this.coordinator = coordinator;
-    }
-
-    @Override
-    public ApiKeys key() {
-        return ApiKeys.LEAVE_GROUP;
-    }
-
-    @Override
-    public short minVersion() {
-        return ApiKeys.LEAVE_GROUP.oldestVersion();
-    }
-
-    @Override
-    public short maxVersion() {
-        return 5;
     }
 
     @Override

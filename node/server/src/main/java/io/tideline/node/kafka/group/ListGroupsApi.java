@@ -2,7 +2,7 @@ package io.tideline.node.kafka.group;
 
 import io.tideline.node.group.GroupAdmin;
 import io.tideline.node.group.GroupCoordinator;
-import io.tideline.node.kafka.KafkaApi;
+import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
 import java.util.Locale;
 import java.util.Set;
@@ -16,26 +16,12 @@ import org.apache.kafka.common.protocol.ApiKeys;
  * ListGroups v0-5: as in Kafka, a broker lists the groups it coordinates (the admin client asks every broker).
  * The states filter (v4+) and the types filter (v5+, only "classic" groups exist) compare case-insensitively.
  */
-final class ListGroupsApi implements KafkaApi {
+final class ListGroupsApi extends AbstractKafkaApi {
     private final GroupCoordinator coordinator;
 
     ListGroupsApi(GroupCoordinator coordinator) {
+        super(ApiKeys.LIST_GROUPS, ApiKeys.LIST_GROUPS.oldestVersion(), 5);
         this.coordinator = coordinator;
-    }
-
-    @Override
-    public ApiKeys key() {
-        return ApiKeys.LIST_GROUPS;
-    }
-
-    @Override
-    public short minVersion() {
-        return ApiKeys.LIST_GROUPS.oldestVersion();
-    }
-
-    @Override
-    public short maxVersion() {
-        return 5;
     }
 
     @Override

@@ -2,7 +2,7 @@ package io.tideline.node.kafka.group;
 
 import io.tideline.node.group.GroupCoordinator;
 import io.tideline.node.group.GroupOffsets;
-import io.tideline.node.kafka.KafkaApi;
+import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,26 +17,12 @@ import org.apache.kafka.common.protocol.ApiKeys;
  * for every committed offset of the group. require_stable (v7+) is accepted: with no transactions there is never
  * a pending transactional commit to wait for.
  */
-final class OffsetFetchApi implements KafkaApi {
+final class OffsetFetchApi extends AbstractKafkaApi {
     private final GroupCoordinator coordinator;
 
     OffsetFetchApi(GroupCoordinator coordinator) {
+        super(ApiKeys.OFFSET_FETCH, ApiKeys.OFFSET_FETCH.oldestVersion(), 9);
         this.coordinator = coordinator;
-    }
-
-    @Override
-    public ApiKeys key() {
-        return ApiKeys.OFFSET_FETCH;
-    }
-
-    @Override
-    public short minVersion() {
-        return ApiKeys.OFFSET_FETCH.oldestVersion();
-    }
-
-    @Override
-    public short maxVersion() {
-        return 9;
     }
 
     @Override
