@@ -61,10 +61,6 @@ final class DelayedReplicaFetch extends DelayedOperation {
         this.nudgeAfterNanos = nudgeAfterNanos;
     }
 
-    List<TopicPartition> keys() {
-        return fetches.stream().map(FollowerFetch::topicPartition).toList();
-    }
-
     @Override
     protected boolean tryComplete() {
         Readiness now = readiness.check(fetches);

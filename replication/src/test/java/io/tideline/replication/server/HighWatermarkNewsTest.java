@@ -14,7 +14,6 @@ import io.tideline.replication.follower.FetchResponseData;
 import io.tideline.store.config.StoreConfig;
 import io.tideline.store.manager.LogManager;
 import io.tideline.store.record.MemoryRecords;
-import io.tideline.store.record.RecordBatchBuilder;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -73,7 +72,7 @@ class HighWatermarkNewsTest {
             CompletableFuture<Map<TopicPartition, ProduceResult>> produced = manager.appendRecords(Map.of(TP, records(3)), -1, 30_000);
             assertTrue(parked.isDone(), "round " + round + ": the append answers the parked fetch");
             FetchResponseData carried = learn(parked);
-            assertEquals(3, countRecords(carried.records()), "round " + round);
+            assertEquals(3, TestBatches.countRecords(carried.records()), "round " + round);
             assertEquals(3L * (round - 1), carried.leaderHighWatermark(),
                     "round " + round + ": the records came with the high watermark the previous round's report moved");
             assertFalse(produced.isDone(), "acks=all waits for the follower's report");
@@ -154,24 +153,12 @@ class HighWatermarkNewsTest {
     private FetchResponseData learn(CompletableFuture<Map<TopicPartition, FetchResponseData>> answered) {
         FetchResponseData data = answered.join().get(TP);
         assertEquals(Errors.NONE, data.error());
-        followerEnd += countRecords(data.records());
+        followerEnd += TestBatches.countRecords(data.records());
         followerHighWatermark = Math.min(followerEnd, data.leaderHighWatermark());
         return data;
     }
 
-    private static long countRecords(MemoryRecords records) {
-        long n = 0;
-        for (var batch : records.batches()) {
-            n += batch.lastOffset() - batch.baseOffset() + 1;
-        }
-        return n;
-    }
-
     private MemoryRecords records(int count) {
-        RecordBatchBuilder b = new RecordBatchBuilder(0L);
-        for (int i = 0; i < count; i++) {
-            b.append(time.milliseconds(), "k", "v".repeat(100));
-        }
-        return MemoryRecords.of(b.build());
+        return TestBatches.of(count, time.milliseconds());
     }
 }

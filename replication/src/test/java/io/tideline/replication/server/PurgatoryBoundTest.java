@@ -16,7 +16,6 @@ import io.tideline.replication.purgatory.DelayedOperations;
 import io.tideline.store.config.StoreConfig;
 import io.tideline.store.manager.LogManager;
 import io.tideline.store.record.MemoryRecords;
-import io.tideline.store.record.RecordBatchBuilder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -195,7 +194,7 @@ class PurgatoryBoundTest {
     private void learn(Map<TopicPartition, FetchResponseData> answer) {
         answer.forEach((tp, data) -> {
             assertEquals(Errors.NONE, data.error(), tp.toString());
-            long end = followerEnd.get(tp) + countRecords(data.records());
+            long end = followerEnd.get(tp) + TestBatches.countRecords(data.records());
             followerEnd.put(tp, end);
             followerHighWatermark.put(tp, Math.min(end, data.leaderHighWatermark()));
         });
@@ -216,25 +215,13 @@ class PurgatoryBoundTest {
         throw new AssertionError("the follower's fetch never parked: " + followerEnd);
     }
 
-    private static long countRecords(MemoryRecords records) {
-        long n = 0;
-        for (var batch : records.batches()) {
-            n += batch.lastOffset() - batch.baseOffset() + 1;
-        }
-        return n;
-    }
-
     private void appendToBusy(int count) {
         manager.appendRecords(Map.of(BUSY, records(count)), 1, 30_000).join()
                 .values().forEach(r -> assertEquals(Errors.NONE, r.error()));
     }
 
     private MemoryRecords records(int count) {
-        RecordBatchBuilder b = new RecordBatchBuilder(0L);
-        for (int i = 0; i < count; i++) {
-            b.append(time.milliseconds(), "k", "v".repeat(100));
-        }
-        return MemoryRecords.of(b.build());
+        return TestBatches.of(count, time.milliseconds());
     }
 
     private int gauge(String name) {
