@@ -8,6 +8,7 @@ import io.netty.handler.timeout.IdleStateEvent;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -23,13 +24,21 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One Kafka client connection: reads size-prefixed request frames, has them parsed, handed to their API and
- * answered, one at a time.
+ * answered in the order they came.
  *
- * <p>Order and memory, Kafka's own rule: the next request is read only once the previous one's response has been
- * written (reading is off meanwhile, so a client's pipelined requests wait in its socket, not in the heap). A
- * request's bytes are charged to the node's request memory pool ({@code queued.max.request.bytes}, shared with
- * the gRPC listener) as soon as its size field is read, before the body is read, and until its API's
- * {@code handle} returned; while the pool is full the connection stops reading.
+ * <p>Order (docs/kafka-protocol.md, "Pipelined requests"): requests are handed to their APIs one at a time, the
+ * next only once the previous one's {@code handle} has returned, so a Produce is appended before the one behind
+ * it is looked at. Its answer need not be known by then: up to {@code kafka.max.in.flight.requests.per.connection}
+ * requests may be unanswered at once (a pipelining producer's acks=all batches then wait for the followers
+ * together, not one round trip each), and answers are written strictly in request order, an answer known early
+ * waiting for the ones before it. At 1 this is Kafka's own rule: nothing is read until the last answer is
+ * written. With that many unanswered, reading is off, so further pipelined requests wait in the client's socket,
+ * not in the heap; a request counts until its answer has been written to the socket, so a client that does not
+ * read its answers stops being read.
+ *
+ * <p>Memory: a request's bytes are charged to the node's request memory pool ({@code queued.max.request.bytes},
+ * shared with the gRPC listener) as soon as its size field is read, before the body is read, and until its API's
+ * {@code handle} returned; while the pool is full the connection stops reading. One request at a time is charged.
  *
  * <p>Hostile input: a size field negative or above {@code socket.request.max.bytes}, a frame that does not parse
  * (see {@link RequestDecoder}), or a peer closing in the middle of a frame closes the connection with one WARN
@@ -37,16 +46,39 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safety: every field is used on the channel's event loop only, except {@link #charged}, which the
  * request handler thread also releases.
+ *
+ * <p>Re-entrance: a write's listener can run inside {@code flush()} and an answer can be known inside a read, so
+ * {@link #drain} and {@link #writeAnswers} each note a call made while they run and go round again instead of
+ * nesting.
  */
 final class KafkaConnection extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(KafkaConnection.class);
 
-    private enum State { SIZE, WAITING_FOR_MEMORY, BODY, IN_FLIGHT, CLOSED }
+    /**
+     * SIZE and BODY read; HANDLING: the last request read is with its API's {@code handle}, nothing more is read;
+     * WAITING_FOR_ROOM: it has been handled, and reading goes on once fewer than the allowed number of requests
+     * are unanswered.
+     */
+    private enum State { SIZE, WAITING_FOR_MEMORY, BODY, HANDLING, WAITING_FOR_ROOM, CLOSED }
+
+    /** A request read and not yet answered; {@code known} once its answer is (null: none is sent). */
+    private static final class Answer {
+        private final RequestHeader header;
+        private final short version;
+        private boolean known;
+        private ApiMessage body;
+
+        private Answer(RequestHeader header, short version) {
+            this.header = header;
+            this.version = version;
+        }
+    }
 
     private final KafkaApis apis;
     private final Executor handlers;
     private final KafkaRequestMemory memory;
     private final int maxRequestBytes;
+    private final int maxInFlight;
     private final KafkaListenerMetrics metrics;
     private final AtomicLong charged = new AtomicLong();
     private ChannelHandlerContext ctx;
@@ -55,16 +87,27 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     private int frameSize;
     private byte[] frame;
     private int filled;
+    /** Requests read and not answered yet, oldest first; the head is the next to be written. */
+    private final ArrayDeque<Answer> answers = new ArrayDeque<>();
+    /** Requests read whose answer is not yet written to the socket: those in {@link #answers} and those being written. */
+    private int unanswered;
+    private boolean draining;
+    private boolean writing;
+    private boolean writeAgain;
     private String peer = "?";
     /** The peer's address, null for a channel that has none (a test's embedded channel). */
     private InetSocketAddress peerAddress;
 
     KafkaConnection(KafkaApis apis, Executor handlers, KafkaRequestMemory memory, int maxRequestBytes,
-                    KafkaListenerMetrics metrics) {
+                    int maxInFlight, KafkaListenerMetrics metrics) {
+        if (maxInFlight < 1) {
+            throw new IllegalArgumentException("maxInFlight must be at least 1: " + maxInFlight);
+        }
         this.apis = apis;
         this.handlers = handlers;
         this.memory = memory;
         this.maxRequestBytes = maxRequestBytes;
+        this.maxInFlight = maxInFlight;
         this.metrics = metrics;
     }
 
@@ -95,6 +138,19 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
 
     /** Consumes buffered bytes as far as the state allows; turns reading on only when it waits for bytes. */
     private void drain() {
+        if (draining) {
+            // Called from inside onFrame below (an answer written, room made): the loop sees the new state.
+            return;
+        }
+        draining = true;
+        try {
+            drainLoop();
+        } finally {
+            draining = false;
+        }
+    }
+
+    private void drainLoop() {
         while (true) {
             switch (state) {
                 case SIZE -> {
@@ -122,10 +178,9 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
                         waitForBytes();
                         return;
                     }
-                    state = State.IN_FLIGHT;
+                    state = State.HANDLING;
                     ctx.channel().config().setAutoRead(false);
                     onFrame();
-                    return;
                 }
                 default -> {
                     return;
@@ -159,11 +214,15 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
         } else if (decoded instanceof RequestDecoder.Immediate i) {
             releaseCharge();
             metrics.request(i.header().apiKey());
-            send(i.header(), i.version(), i.response());
+            Answer answer = expect(i.header(), i.version());
+            state = State.WAITING_FOR_ROOM;
+            answered(answer, i.response());
+            readNextIfRoom();
         } else if (decoded instanceof RequestDecoder.Dispatch d) {
             metrics.request(d.request().header().apiKey());
+            Answer answer = expect(d.request().header(), d.request().version());
             try {
-                handlers.execute(() -> handle(d));
+                handlers.execute(() -> handle(d, answer));
             } catch (RejectedExecutionException e) {
                 // The node is stopping.
                 close();
@@ -171,8 +230,15 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
         }
     }
 
+    private Answer expect(RequestHeader header, short version) {
+        Answer answer = new Answer(header, version);
+        answers.addLast(answer);
+        unanswered++;
+        return answer;
+    }
+
     /** On a request handler thread. */
-    private void handle(RequestDecoder.Dispatch d) {
+    private void handle(RequestDecoder.Dispatch d, Answer slot) {
         CompletableFuture<? extends ApiMessage> answer;
         try {
             answer = d.api().handle(d.request());
@@ -185,11 +251,28 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
             // Handled: as on the gRPC listener, a request parked for later (a long-poll) holds no request bytes.
             releaseCharge();
         }
-        answer.whenComplete((response, error) -> onEventLoop(() -> completed(d, response, error),
+        // Handled, so the next request may be read, though this one's answer may come much later.
+        onEventLoop(this::handled, () -> { });
+        answer.whenComplete((response, error) -> onEventLoop(() -> completed(d, slot, response, error),
                 () -> discard(response)));
     }
 
-    private void completed(RequestDecoder.Dispatch d, ApiMessage response, Throwable error) {
+    private void handled() {
+        if (state == State.HANDLING) {
+            state = State.WAITING_FOR_ROOM;
+            readNextIfRoom();
+        }
+    }
+
+    /** After a request was handled or an answer written: reads on unless as many as allowed are unanswered. */
+    private void readNextIfRoom() {
+        if (state == State.WAITING_FOR_ROOM && unanswered < maxInFlight) {
+            state = State.SIZE;
+            drain();
+        }
+    }
+
+    private void completed(RequestDecoder.Dispatch d, Answer slot, ApiMessage response, Throwable error) {
         if (state == State.CLOSED) {
             discard(response);
             return;
@@ -203,45 +286,71 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
             }
             out = d.parsed().getErrorResponse(0, cause).data();
         }
-        if (out == null) {
-            // Nothing to send (Produce with acks=0): read the next request.
-            nextRequest();
-            return;
-        }
-        send(d.request().header(), d.request().version(), out);
+        answered(slot, out);
     }
 
-    private void send(RequestHeader header, short version, ApiMessage body) {
+    /** {@code body} null: nothing is sent (Produce with acks=0). */
+    private void answered(Answer answer, ApiMessage body) {
+        answer.body = body;
+        answer.known = true;
+        writeAnswers();
+    }
+
+    /** Writes the answers at the head of the queue that are known, in order, and flushes them together. */
+    private void writeAnswers() {
+        if (writing) {
+            writeAgain = true;
+            return;
+        }
+        writing = true;
+        try {
+            do {
+                writeAgain = false;
+                boolean wrote = false;
+                while (state != State.CLOSED && !answers.isEmpty() && answers.peekFirst().known) {
+                    Answer a = answers.pollFirst();
+                    if (a.body == null) {
+                        unanswered--;
+                    } else if (write(a)) {
+                        wrote = true;
+                    } else {
+                        return;
+                    }
+                }
+                if (wrote) {
+                    ctx.flush();
+                }
+            } while (writeAgain && state != State.CLOSED);
+        } finally {
+            writing = false;
+        }
+        readNextIfRoom();
+    }
+
+    private boolean write(Answer a) {
         List<Object> parts;
         try {
-            parts = ResponseEncoder.encode(ctx.alloc(), header.correlationId(),
-                    header.apiKey().responseHeaderVersion(version), body, version);
+            parts = ResponseEncoder.encode(ctx.alloc(), a.header.correlationId(),
+                    a.header.apiKey().responseHeaderVersion(a.version), a.body, a.version);
         } catch (RuntimeException e) {
             log.error("Closing Kafka connection from {}: the {} v{} answer could not be written", peer,
-                    header.apiKey().name, version, e);
+                    a.header.apiKey().name, a.version, e);
             close();
-            return;
+            return false;
         }
         ChannelFuture last = null;
         for (Object part : parts) {
             last = ctx.write(part);
         }
-        ctx.flush();
         last.addListener(f -> {
             if (f.isSuccess()) {
-                nextRequest();
+                unanswered--;
+                readNextIfRoom();
             } else {
                 close();
             }
         });
-    }
-
-    private void nextRequest() {
-        if (state == State.CLOSED) {
-            return;
-        }
-        state = State.SIZE;
-        drain();
+        return true;
     }
 
     private void releaseCharge() {
@@ -286,7 +395,18 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
         state = State.CLOSED;
         frame = null;
         releaseCharge();
+        discardAnswers();
         ctx.close();
+    }
+
+    /** Answers known but not written hold stored slices (Fetch): give them back. */
+    private void discardAnswers() {
+        Answer a;
+        while ((a = answers.pollFirst()) != null) {
+            if (a.known) {
+                discard(a.body);
+            }
+        }
     }
 
     @Override
@@ -298,6 +418,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
         state = State.CLOSED;
         frame = null;
         releaseCharge();
+        discardAnswers();
         pending.release();
         metrics.connectionClosed();
         ctx.fireChannelInactive();
@@ -306,8 +427,8 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     /**
      * {@code connections.max.idle.ms} without a read or a write: between requests the connection is closed
      * quietly, as Kafka closes idle connections; in the middle of a request it is a peer holding request memory
-     * without sending, closed with a WARN line. A request in progress (the node's to answer) or waiting for
-     * memory (the node's to admit) is never idle.
+     * without sending, closed with a WARN line. A connection with a request unanswered (the node's to answer) or
+     * waiting for memory (the node's to admit) is never idle.
      */
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
@@ -315,7 +436,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
             ctx.fireUserEventTriggered(event);
         } else if (state == State.BODY || (state == State.SIZE && pending.isReadable())) {
             closeMalformed("sent nothing for connections.max.idle.ms in the middle of a request");
-        } else if (state == State.SIZE) {
+        } else if (state == State.SIZE && unanswered == 0) {
             log.debug("Closing idle Kafka connection from {}", peer);
             close();
         }

@@ -25,6 +25,7 @@ public final class KafkaListenerConfig {
     public static final String KAFKA_ADVERTISED_LISTENERS_CONFIG = "kafka.advertised.listeners";
     public static final String NUM_NETWORK_THREADS_CONFIG = "num.network.threads";
     public static final String CONNECTIONS_MAX_IDLE_MS_CONFIG = "connections.max.idle.ms";
+    public static final String MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION_CONFIG = "kafka.max.in.flight.requests.per.connection";
 
     private KafkaListenerConfig() {
     }
@@ -47,6 +48,13 @@ public final class KafkaListenerConfig {
                 .define(CONNECTIONS_MAX_IDLE_MS_CONFIG, LONG, 600_000L, Range.atLeast(1), MEDIUM,
                         "A Kafka connection with no request in progress that reads and writes nothing for this long is "
                         + "closed, and so is a peer that stops in the middle of sending a request (its bytes held "
-                        + "count against queued.max.request.bytes). Kafka's key and default.");
+                        + "count against queued.max.request.bytes). Kafka's key and default.")
+                .define(MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION_CONFIG, INT, 5, Range.between(1, 100), MEDIUM,
+                        "How many of a Kafka connection's pipelined requests may be unanswered at once. Requests are "
+                        + "still handled one after the other and answered in order; a Produce waiting for its "
+                        + "followers (acks=all) no longer holds back reading the next one. 5 matches the Kafka "
+                        + "producer's max.in.flight.requests.per.connection; 1 is Kafka's broker rule (read the next "
+                        + "request only once the last answer is written). Beyond it a client's requests wait in its "
+                        + "socket. See docs/kafka-protocol.md, \"Pipelined requests\".");
     }
 }

@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
  * The Kafka protocol listener: a Netty server (NIO transport) whose connections are {@link KafkaConnection}s.
  * One acceptor thread and {@code networkThreads} event-loop threads (Kafka's {@code num.network.threads}), named
  * {@code <prefix>-acceptor-N} and {@code <prefix>-network-N}; the APIs run on the node's request handler pool.
- * A connection idle for {@code connections.max.idle.ms} is closed by its {@link KafkaConnection}.
+ * A connection idle for {@code connections.max.idle.ms} is closed by its {@link KafkaConnection}, which also
+ * keeps at most {@code maxInFlight} of its requests unanswered.
  *
  * <p>Thread-safe: {@link #start} once, then {@link #close} or {@link #closeNow} from any thread.
  */
@@ -41,10 +42,12 @@ public final class KafkaServer implements AutoCloseable {
     private final KafkaRequestMemory memory;
     private final int maxRequestBytes;
     private final long maxIdleMs;
+    private final int maxInFlight;
     private Channel serverChannel;
 
     public KafkaServer(String listenerName, InetSocketAddress bindAddress, KafkaApis apis, Executor handlers,
-                       KafkaRequestMemory memory, int maxRequestBytes, long maxIdleMs, int networkThreads,
+                       KafkaRequestMemory memory, int maxRequestBytes, long maxIdleMs, int maxInFlight,
+                       int networkThreads,
                        String threadPrefix,
                        com.codahale.metrics.MetricRegistry registry) {
         this.bindAddress = bindAddress;
@@ -53,6 +56,7 @@ public final class KafkaServer implements AutoCloseable {
         this.memory = memory;
         this.maxRequestBytes = maxRequestBytes;
         this.maxIdleMs = maxIdleMs;
+        this.maxInFlight = maxInFlight;
         this.metrics = new KafkaListenerMetrics(registry, listenerName);
         this.acceptor = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory(threadPrefix + "-acceptor", true),
                 NioIoHandler.newFactory());
@@ -70,7 +74,8 @@ public final class KafkaServer implements AutoCloseable {
                     protected void initChannel(SocketChannel ch) {
                         connections.add(ch);
                         ch.pipeline().addLast(new IdleStateHandler(0, 0, maxIdleMs, TimeUnit.MILLISECONDS));
-                        ch.pipeline().addLast(new KafkaConnection(apis, handlers, memory, maxRequestBytes, metrics));
+                        ch.pipeline().addLast(new KafkaConnection(apis, handlers, memory, maxRequestBytes, maxInFlight,
+                                metrics));
                     }
                 });
         serverChannel = b.bind(bindAddress).sync().channel();

@@ -232,6 +232,10 @@ public final class ServerConfig extends AbstractConfig {
         return getLong(KafkaListenerConfig.CONNECTIONS_MAX_IDLE_MS_CONFIG);
     }
 
+    public int kafkaMaxInFlightRequestsPerConnection() {
+        return getInt(KafkaListenerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION_CONFIG);
+    }
+
     public int numNetworkThreads() {
         return getInt(KafkaListenerConfig.NUM_NETWORK_THREADS_CONFIG);
     }

@@ -77,13 +77,18 @@ class KafkaConnectionTest {
     private static final long MAX_IDLE_MS = 60_000;
 
     private void open(KafkaApi... extra) {
+        openAllowing(1, extra);
+    }
+
+    /** {@code maxInFlight}: kafka.max.in.flight.requests.per.connection. */
+    private void openAllowing(int maxInFlight, KafkaApi... extra) {
         KafkaApis apis = new KafkaApis();
         apis.register(new ApiVersionsApi(apis));
         for (KafkaApi api : extra) {
             apis.register(api);
         }
         channel = new EmbeddedChannel(new IdleStateHandler(0, 0, MAX_IDLE_MS, TimeUnit.MILLISECONDS),
-                new KafkaConnection(apis, Runnable::run, memory, 64 * 1024,
+                new KafkaConnection(apis, Runnable::run, memory, 64 * 1024, maxInFlight,
                         new KafkaListenerMetrics(new MetricRegistry(), "PLAINTEXT")));
         // The embedded loop's clock stands still from here until the test moves it.
         channel.freezeTime();
@@ -165,6 +170,83 @@ class KafkaConnectionTest {
     private void complete(int index, ApiMessage response) {
         pending.get(index).complete(response);
         channel.runPendingTasks();
+    }
+
+    /** Sends {@code count} ListGroups requests with correlation ids 1..count in one write. */
+    private ListGroupsRequest pipelined(int count) {
+        ListGroupsRequest request = listGroups(LIST_GROUPS_V3);
+        byte[] all = new byte[0];
+        for (int id = 1; id <= count; id++) {
+            all = KafkaWire.concat(all, KafkaWire.frame(KafkaWire.request(request, id)));
+        }
+        channel.writeInbound(Unpooled.wrappedBuffer(all));
+        channel.runPendingTasks();
+        return request;
+    }
+
+    @Test
+    void pipelinedRequestsAreHandledInOrderUpToTheBoundAndAnsweredInOrder() {
+        openAllowing(3, new TestApi(ApiKeys.LIST_GROUPS, (short) 0, LIST_GROUPS_V3, this::deferred));
+        ListGroupsRequest request = pipelined(5);
+        assertEquals(List.of(1, 2, 3), handled.stream().map(r -> r.header().correlationId()).toList(),
+                "three may be unanswered; the fourth waits, unread");
+        assertFalse(channel.config().isAutoRead());
+        assertEquals(0, memory.used(), "handled requests hold no request bytes");
+
+        // The third is answered first: it waits for the two before it.
+        complete(2, new ListGroupsResponseData().setErrorCode(Errors.COORDINATOR_LOAD_IN_PROGRESS.code()));
+        assertNull(channel.readOutbound());
+        assertEquals(3, handled.size(), "still three unanswered");
+
+        complete(0, new ListGroupsResponseData());
+        assertEquals(Errors.NONE, errorOf(answer(request, 1)));
+        assertNull(channel.readOutbound(), "the second is not known yet, so the third stays back");
+        assertEquals(List.of(1, 2, 3, 4), handled.stream().map(r -> r.header().correlationId()).toList(),
+                "one written, one more read");
+
+        complete(1, new ListGroupsResponseData().setErrorCode(Errors.NOT_COORDINATOR.code()));
+        assertEquals(Errors.NOT_COORDINATOR, errorOf(answer(request, 2)));
+        assertEquals(Errors.COORDINATOR_LOAD_IN_PROGRESS, errorOf(answer(request, 3)));
+        assertEquals(5, handled.size());
+
+        complete(4, new ListGroupsResponseData());
+        complete(3, new ListGroupsResponseData().setErrorCode(Errors.NOT_COORDINATOR.code()));
+        assertEquals(Errors.NOT_COORDINATOR, errorOf(answer(request, 4)));
+        assertEquals(Errors.NONE, errorOf(answer(request, 5)));
+        assertNull(channel.readOutbound());
+        assertTrue(channel.config().isAutoRead(), "reading again once nothing is buffered");
+    }
+
+    @Test
+    void anAnswerKnownEarlyAndApiVersionsWaitBehindAnUnansweredRequest() {
+        openAllowing(5, new TestApi(ApiKeys.LIST_GROUPS, (short) 0, LIST_GROUPS_V3, this::deferred));
+        ListGroupsRequest request = listGroups(LIST_GROUPS_V3);
+        ListGroupsRequest unsupported = listGroups((short) 4);
+        channel.writeInbound(Unpooled.wrappedBuffer(KafkaWire.concat(KafkaWire.frame(KafkaWire.request(request, 1)),
+                KafkaWire.frame(KafkaWire.request(unsupported, 2)))));
+        channel.runPendingTasks();
+        assertNull(channel.readOutbound(), "the UNSUPPORTED_VERSION answer is known at once, and waits for the first");
+        complete(0, new ListGroupsResponseData());
+        assertEquals(Errors.NONE, errorOf(answer(request, 1)));
+        assertEquals(Errors.UNSUPPORTED_VERSION, errorOf(answer(unsupported, 2)));
+    }
+
+    @Test
+    void closingWithAnswersUnwrittenGivesTheirSlicesBack() throws Exception {
+        openAllowing(2, new TestApi(ApiKeys.LIST_GROUPS, (short) 0, LIST_GROUPS_V3, this::deferred),
+                new TestApi(ApiKeys.FETCH, (short) 4, (short) 12, this::deferred));
+        FileRecords file = storedBytes(new byte[100]);
+        SliceRecords slice = new SliceRecords(file.slice(0, 100));
+        file.close();
+        send(listGroups(LIST_GROUPS_V3), 1);
+        send(fetch(), 2);
+        complete(1, fetchAnswer(slice));
+        assertTrue(file.isOpen(), "the Fetch answer waits behind the first, holding its slice");
+        channel.close();
+        channel.runPendingTasks();
+        assertFalse(file.isOpen(), "closed with the connection");
+        complete(0, new ListGroupsResponseData());
+        assertNull(channel.readOutbound());
     }
 
     @Test
