@@ -7,6 +7,7 @@ import com.google.common.util.concurrent.MoreExecutors;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.MethodDescriptor;
+import io.grpc.Status;
 import io.grpc.stub.ClientCalls;
 import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
@@ -23,14 +24,22 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A follower's link to one leader over gRPC. The channel is owned by the caller (shared by the broker's
- * clients of that leader); each fetch carries a deadline of its wait plus {@link #DEADLINE_SLACK_MS}.
- * Responses are read with {@link FetchResponseMarshaller}: the records arrive as read-only views of the
- * one array the message was received into.
+ * clients of that leader). Fetches go out on one long-lived {@code FetchStream} call ({@link FetchStream}),
+ * opened on the first fetch and again after it ends; a leader that does not know that method (a node of an
+ * older release, answering UNIMPLEMENTED) is fetched from with one {@code Fetch} call per fetch from then on,
+ * each with a deadline of its wait plus {@link #DEADLINE_SLACK_MS}. On the stream there is no per-call
+ * deadline: the fetcher thread gives up on a fetch after its own timeout and cancels it, which cancels the
+ * stream (see {@link FetchStream#abandon}).
+ *
+ * <p>Keep one endpoint per leader and channel: each holds its stream. Responses are read with
+ * {@link FetchResponseMarshaller}: the records arrive as read-only views of the one array the message was
+ * received into. Thread-safe.
  */
-public final class GrpcLeaderEndpoint implements LeaderEndpoint {
+public final class GrpcLeaderEndpoint implements LeaderEndpoint, AutoCloseable {
     static final long DEADLINE_SLACK_MS = 15_000L;
 
     /** The generated Fetch method, with the response read by {@link FetchResponseMarshaller}. */
@@ -38,8 +47,19 @@ public final class GrpcLeaderEndpoint implements LeaderEndpoint {
             ReplicaFetchServiceGrpc.getFetchMethod().toBuilder(ReplicaFetchServiceGrpc.getFetchMethod()
                     .getRequestMarshaller(), FetchResponseMarshaller.INSTANCE).build();
 
+    /** The generated FetchStream method, with the responses read by {@link FetchResponseMarshaller}. */
+    static final MethodDescriptor<ReplicaFetchRequest, ReplicaFetchResponse> FETCH_STREAM_METHOD =
+            ReplicaFetchServiceGrpc.getFetchStreamMethod().toBuilder(ReplicaFetchServiceGrpc.getFetchStreamMethod()
+                    .getRequestMarshaller(), FetchResponseMarshaller.INSTANCE).build();
+
     private final Channel channel;
     private final long brokerEpoch;
+    private final AtomicLong correlationIds = new AtomicLong();
+    /** Guarded by this; null before the first fetch. */
+    private FetchStream stream;
+    /** Set once the leader answered the stream UNIMPLEMENTED: unary calls from then on. */
+    private volatile boolean unaryOnly;
+    private volatile boolean closed;
 
     public GrpcLeaderEndpoint(Channel channel, long brokerEpoch) {
         this.channel = Objects.requireNonNull(channel, "channel");
@@ -53,10 +73,99 @@ public final class GrpcLeaderEndpoint implements LeaderEndpoint {
                 .setReplicaId(replicaId).setBrokerEpoch(brokerEpoch)
                 .setMinBytes(minBytes).setMaxBytes(maxBytes).setMaxWaitMs(maxWaitMs);
         partitions.forEach(p -> request.addPartitions(ReplicationProtos.toProto(p)));
+        CompletableFuture<ReplicaFetchResponse> answer = unaryOnly ? unary(request, maxWaitMs) : streamed(request, maxWaitMs);
+        CompletableFuture<Map<TopicPartition, FetchResponseData>> result = new CompletableFuture<>() {
+            @Override
+            public boolean cancel(boolean mayInterruptIfRunning) {
+                answer.cancel(false);
+                return super.cancel(mayInterruptIfRunning);
+            }
+        };
+        answer.whenComplete((response, failure) -> {
+            if (failure != null) {
+                result.completeExceptionally(failure);
+            } else if (response.getErrorCode() != 0) {
+                result.completeExceptionally(new IllegalStateException("Leader answered "
+                        + Errors.forCode(response.getErrorCode())));
+            } else {
+                Map<TopicPartition, FetchResponseData> data = new LinkedHashMap<>();
+                for (FetchedPartition p : response.getPartitionsList()) {
+                    data.put(ReplicationProtos.topicPartition(p), ReplicationProtos.fromProto(p));
+                }
+                result.complete(data);
+            }
+        });
+        return result;
+    }
+
+    /** Sends on the stream, opening one when there is none; falls back to a unary call where the stream is unknown. */
+    private CompletableFuture<ReplicaFetchResponse> streamed(ReplicaFetchRequest.Builder request, int maxWaitMs) {
+        if (closed) {
+            return CompletableFuture.failedFuture(Status.CANCELLED.withDescription("the leader endpoint is closed")
+                    .asRuntimeException());
+        }
+        long id = correlationIds.incrementAndGet();
+        ReplicaFetchRequest message = request.setCorrelationId(id).build();
+        CompletableFuture<ReplicaFetchResponse> answer = new CompletableFuture<>();
+        FetchStream on = openStream();
+        Status refused = on.send(id, message, answer);
+        if (refused != null && refused.getCode() != Status.Code.UNIMPLEMENTED) {
+            // It ended a moment ago; once more on a new one (a second failure is the fetcher's to back off from).
+            on = openStream();
+            refused = on.send(id, message, answer);
+        }
+        if (refused != null) {
+            answer.completeExceptionally(refused.asRuntimeException());
+        }
+        FetchStream sentOn = on;
+        CompletableFuture<ReplicaFetchResponse> out = new CompletableFuture<>() {
+            @Override
+            public boolean cancel(boolean mayInterruptIfRunning) {
+                sentOn.abandon(id);
+                return super.cancel(mayInterruptIfRunning);
+            }
+        };
+        answer.whenComplete((response, failure) -> {
+            if (failure != null && Status.fromThrowable(failure).getCode() == Status.Code.UNIMPLEMENTED) {
+                // A leader of an older release: this fetch, and every later one, as a unary call.
+                unaryOnly = true;
+                unary(request, maxWaitMs).whenComplete((r, f) -> complete(out, r, f));
+            } else {
+                complete(out, response, failure);
+            }
+        });
+        return out;
+    }
+
+    private static <T> void complete(CompletableFuture<T> future, T value, Throwable failure) {
+        if (failure != null) {
+            future.completeExceptionally(failure);
+        } else {
+            future.complete(value);
+        }
+    }
+
+    private synchronized FetchStream openStream() {
+        if (stream == null || !stream.isOpen()) {
+            stream = new FetchStream(channel);
+        }
+        return stream;
+    }
+
+    /** Cancels the stream; later fetches fail. The channel stays the caller's. */
+    @Override
+    public synchronized void close() {
+        closed = true;
+        if (stream != null) {
+            stream.close();
+        }
+    }
+
+    private CompletableFuture<ReplicaFetchResponse> unary(ReplicaFetchRequest.Builder request, int maxWaitMs) {
         ListenableFuture<ReplicaFetchResponse> call = ClientCalls.futureUnaryCall(channel.newCall(FETCH_METHOD,
                 CallOptions.DEFAULT.withDeadlineAfter(maxWaitMs + DEADLINE_SLACK_MS, TimeUnit.MILLISECONDS)),
-                request.build());
-        CompletableFuture<Map<TopicPartition, FetchResponseData>> result = new CompletableFuture<>() {
+                request.setCorrelationId(0).build());
+        CompletableFuture<ReplicaFetchResponse> result = new CompletableFuture<>() {
             @Override
             public boolean cancel(boolean mayInterruptIfRunning) {
                 call.cancel(false);
@@ -66,16 +175,7 @@ public final class GrpcLeaderEndpoint implements LeaderEndpoint {
         Futures.addCallback(call, new FutureCallback<>() {
             @Override
             public void onSuccess(ReplicaFetchResponse response) {
-                if (response.getErrorCode() != 0) {
-                    result.completeExceptionally(new IllegalStateException("Leader answered "
-                            + Errors.forCode(response.getErrorCode())));
-                    return;
-                }
-                Map<TopicPartition, FetchResponseData> answer = new LinkedHashMap<>();
-                for (FetchedPartition p : response.getPartitionsList()) {
-                    answer.put(ReplicationProtos.topicPartition(p), ReplicationProtos.fromProto(p));
-                }
-                result.complete(answer);
+                result.complete(response);
             }
 
             @Override

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,6 +25,14 @@ import org.slf4j.LoggerFactory;
  * The leader's replica fetch endpoint. Malformed partitions (negative offsets, a bad topic, repeats) are
  * answered INVALID_REQUEST each, without touching the log; the rest go to the {@link ReplicaManager}.
  * The wait is capped so a follower cannot park a request for longer than the leader allows.
+ *
+ * <p>Two ways in, answered alike: {@code Fetch}, one call per fetch, and {@code FetchStream}, one call per
+ * follower link carrying many fetches, each answered with its correlation id as soon as it is ready (so a
+ * parked fetch holds back no other). The stream saves each fetch a call's headers, trailers and set-up, which
+ * the profile of an acks=all produce showed to be most of a leader's replication CPU (docs/performance.md).
+ * A stream's answers are written one at a time (a stream observer is not thread-safe and answers complete on
+ * whichever thread appended the records); what a follower has not read waits in gRPC's send buffer, bounded by
+ * the fetches it sent, which it bounds (one, or two when pipelining, per fetcher thread).
  */
 public final class ReplicaFetchGrpcService extends ReplicaFetchServiceGrpc.ReplicaFetchServiceImplBase {
     private static final Logger log = LoggerFactory.getLogger(ReplicaFetchGrpcService.class);
@@ -38,6 +47,71 @@ public final class ReplicaFetchGrpcService extends ReplicaFetchServiceGrpc.Repli
 
     @Override
     public void fetch(ReplicaFetchRequest request, StreamObserver<ReplicaFetchResponse> observer) {
+        answer(request, response -> {
+            try {
+                observer.onNext(response);
+                observer.onCompleted();
+            } catch (RuntimeException e) {
+                // The caller went away (cancelled, deadline passed): nothing to answer.
+                log.debug("Could not answer a replica fetch: {}", e.toString());
+            }
+        });
+    }
+
+    @Override
+    public StreamObserver<ReplicaFetchRequest> fetchStream(StreamObserver<ReplicaFetchResponse> observer) {
+        return new StreamObserver<>() {
+            /** Guards observer and closed: answers complete on many threads. */
+            private final Object lock = new Object();
+            private boolean closed;
+
+            @Override
+            public void onNext(ReplicaFetchRequest request) {
+                answer(request, this::send);
+            }
+
+            private void send(ReplicaFetchResponse response) {
+                synchronized (lock) {
+                    if (closed) {
+                        return;
+                    }
+                    try {
+                        observer.onNext(response);
+                    } catch (RuntimeException e) {
+                        // The follower went away (cancelled the stream, the connection broke).
+                        closed = true;
+                        log.debug("Could not answer a replica fetch on its stream: {}", e.toString());
+                    }
+                }
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                // Cancelled by the follower or the connection lost: fetches still parked answer into nothing.
+                synchronized (lock) {
+                    closed = true;
+                }
+            }
+
+            @Override
+            public void onCompleted() {
+                // The follower is done with this link (it stops or moves to another leader).
+                synchronized (lock) {
+                    if (!closed) {
+                        closed = true;
+                        try {
+                            observer.onCompleted();
+                        } catch (RuntimeException e) {
+                            log.debug("Could not close a replica fetch stream: {}", e.toString());
+                        }
+                    }
+                }
+            }
+        };
+    }
+
+    /** Answers one fetch through {@code reply}, at once or when the parked fetch completes. */
+    private void answer(ReplicaFetchRequest request, Consumer<ReplicaFetchResponse> reply) {
         List<FollowerFetch> valid = new ArrayList<>();
         List<FetchedPartition> invalid = new ArrayList<>();
         Set<TopicPartition> seen = new HashSet<>();
@@ -54,33 +128,27 @@ public final class ReplicaFetchGrpcService extends ReplicaFetchServiceGrpc.Repli
                 valid.add(ReplicationProtos.fromProto(p));
             }
         }
+        long correlationId = request.getCorrelationId();
         if (valid.isEmpty()) {
-            observer.onNext(ReplicaFetchResponse.newBuilder().addAllPartitions(invalid).build());
-            observer.onCompleted();
+            reply.accept(ReplicaFetchResponse.newBuilder().setCorrelationId(correlationId).addAllPartitions(invalid)
+                    .build());
             return;
         }
         int maxWait = Math.min(request.getMaxWaitMs(), MAX_WAIT_CAP_MS);
         replicaManager.fetchForReplica(request.getReplicaId(), valid, request.getMinBytes(), request.getMaxBytes(), maxWait)
-                .whenComplete((answer, error) -> respond(observer, invalid, answer, error));
+                .whenComplete((answer, error) -> reply.accept(response(correlationId, invalid, answer, error)));
     }
 
-    private static void respond(StreamObserver<ReplicaFetchResponse> observer, List<FetchedPartition> invalid,
-                                Map<TopicPartition, FetchResponseData> answer, Throwable error) {
-        try {
-            if (error != null) {
-                log.error("Replica fetch failed", error);
-                observer.onNext(ReplicaFetchResponse.newBuilder().setErrorCode(Errors.UNKNOWN_SERVER_ERROR.code())
-                        .addAllPartitions(invalid).build());
-            } else {
-                ReplicaFetchResponse.Builder b = ReplicaFetchResponse.newBuilder().addAllPartitions(invalid);
-                answer.forEach((tp, data) -> b.addPartitions(ReplicationProtos.toProto(tp, data)));
-                observer.onNext(b.build());
-            }
-            observer.onCompleted();
-        } catch (RuntimeException e) {
-            // The caller went away (cancelled, deadline passed): nothing to answer.
-            log.debug("Could not answer a replica fetch: {}", e.toString());
+    private static ReplicaFetchResponse response(long correlationId, List<FetchedPartition> invalid,
+                                                 Map<TopicPartition, FetchResponseData> answer, Throwable error) {
+        ReplicaFetchResponse.Builder b = ReplicaFetchResponse.newBuilder().setCorrelationId(correlationId)
+                .addAllPartitions(invalid);
+        if (error != null) {
+            log.error("Replica fetch failed", error);
+            return b.setErrorCode(Errors.UNKNOWN_SERVER_ERROR.code()).build();
         }
+        answer.forEach((tp, data) -> b.addPartitions(ReplicationProtos.toProto(tp, data)));
+        return b.build();
     }
 
     private static String validate(FetchPartition p, Set<TopicPartition> seen) {

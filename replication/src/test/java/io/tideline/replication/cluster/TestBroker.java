@@ -47,6 +47,7 @@ final class TestBroker implements AutoCloseable {
     final Map<TopicPartition, Optional<FailureReason>> reportedFailures = new ConcurrentHashMap<>();
     private final Server server;
     private final Map<Integer, ManagedChannel> channels = new ConcurrentHashMap<>();
+    private final Map<Integer, GrpcLeaderEndpoint> endpoints = new ConcurrentHashMap<>();
     private final RequestLinks links;
     /** Every partition fetch sent to each leader over a healthy link, in sending order. */
     private final Map<Integer, List<FollowerFetch>> sentPartitionFetches = new ConcurrentHashMap<>();
@@ -74,7 +75,8 @@ final class TestBroker implements AutoCloseable {
     private Optional<LeaderEndpoint> endpointFor(int leaderId) {
         ManagedChannel channel = channels.computeIfAbsent(leaderId, l -> InProcessChannelBuilder
                 .forName(serverName.replace("broker-" + id, "broker-" + l)).directExecutor().build());
-        GrpcLeaderEndpoint grpc = new GrpcLeaderEndpoint(channel, 1L);
+        // One endpoint per leader, as the node keeps it: each holds its fetch stream.
+        GrpcLeaderEndpoint grpc = endpoints.computeIfAbsent(leaderId, l -> new GrpcLeaderEndpoint(channel, 1L));
         RequestLink link = links.link(id, leaderId);
         return Optional.of((replicaId, partitions, minBytes, maxBytes, maxWaitMs) -> link.send(() -> {
             sentPartitionFetches.computeIfAbsent(leaderId, l -> new CopyOnWriteArrayList<>()).addAll(partitions);

@@ -2,14 +2,27 @@ package io.tideline.replication.rpc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.codahale.metrics.MetricRegistry;
 import com.google.common.util.concurrent.ListenableFuture;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
 import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
+import io.grpc.Metadata;
 import io.grpc.Server;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.Status;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
+import io.grpc.stub.ServerCalls;
 import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
 import io.tideline.common.time.MockScheduler;
@@ -20,6 +33,8 @@ import io.tideline.proto.replication.ReplicaFetchRequest;
 import io.tideline.proto.replication.ReplicaFetchResponse;
 import io.tideline.proto.replication.ReplicaFetchServiceGrpc;
 import io.tideline.replication.ReplicationConfig;
+import io.tideline.replication.follower.FetchResponseData;
+import io.tideline.replication.server.FollowerFetch;
 import io.tideline.replication.server.FailedReplicaReporter;
 import io.tideline.replication.server.LeaderAndIsr;
 import io.tideline.replication.server.PartitionSettings;
@@ -35,7 +50,10 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -43,7 +61,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The replica fetch endpoint's own checks, over in-process gRPC to a real leader (broker 1 leading
- * orders-0 with replicas [1, 2]; broker 2 exists only as the id these requests carry).
+ * orders-0 with replicas [1, 2]; broker 2 exists only as the id these requests carry), and the follower's side of
+ * it, {@link GrpcLeaderEndpoint}: fetches on one stream, answered by correlation id, and unary calls to a leader
+ * that has no stream.
  */
 class ReplicaFetchGrpcServiceTest {
     private static final TopicPartition TP = new TopicPartition("orders", 0);
@@ -57,6 +77,17 @@ class ReplicaFetchGrpcServiceTest {
     private ReplicaManager replicaManager;
     private Server server;
     private ManagedChannel channel;
+    /** Calls the leader's server started, by method name (Fetch, FetchStream). */
+    private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+    private final ServerInterceptor counting = new ServerInterceptor() {
+        @Override
+        public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
+                                                           ServerCallHandler<Q, R> next) {
+            calls.computeIfAbsent(call.getMethodDescriptor().getBareMethodName(), k -> new AtomicInteger())
+                    .incrementAndGet();
+            return next.startCall(call, headers);
+        }
+    };
 
     @BeforeEach
     void startLeader() throws Exception {
@@ -76,7 +107,7 @@ class ReplicaFetchGrpcServiceTest {
         replicaManager.appendRecords(Map.of(TP, MemoryRecords.of(batch.build())), 1, 1000).get();
         String name = "fetch-service-" + UUID.randomUUID();
         server = InProcessServerBuilder.forName(name).directExecutor()
-                .addService(new ReplicaFetchGrpcService(replicaManager)).build().start();
+                .addService(new ReplicaFetchGrpcService(replicaManager)).intercept(counting).build().start();
         channel = InProcessChannelBuilder.forName(name).directExecutor().build();
     }
 
@@ -173,6 +204,90 @@ class ReplicaFetchGrpcServiceTest {
             assertEquals(Errors.INVALID_REQUEST.code(), refused.getErrorCode(), "log_end_offset " + logEnd);
         }
         assertEquals(0, followerLogEndOnLeader(2));
+    }
+
+    /** At the log end, knowing the high watermark, min.bytes out of reach: parked until maxWaitMs passes. */
+    private static FollowerFetch parked() {
+        return new FollowerFetch(TP, 0, 3, -1, 0, 3, 1024);
+    }
+
+    private static FollowerFetch fromTheStart() {
+        return new FollowerFetch(TP, 0, 0, -1, 0, 0, 1024);
+    }
+
+    private int started(String method) {
+        AtomicInteger n = calls.get(method);
+        return n == null ? 0 : n.get();
+    }
+
+    @Test
+    void onTheStreamAParkedFetchHoldsBackNoOtherAndEachAnswerFindsItsFetch() throws Exception {
+        GrpcLeaderEndpoint endpoint = new GrpcLeaderEndpoint(channel, 1L);
+        CompletableFuture<Map<TopicPartition, FetchResponseData>> waiting =
+                endpoint.fetch(2, List.of(parked()), Integer.MAX_VALUE, 1024, 10_000);
+        Map<TopicPartition, FetchResponseData> immediate =
+                endpoint.fetch(2, List.of(fromTheStart()), 1, 1024, 10_000).get(5, TimeUnit.SECONDS);
+        assertEquals(3, immediate.get(TP).records().records().size(), "sent after the parked one, answered first");
+        assertFalse(waiting.isDone());
+
+        time.advance(10_000);
+        FetchResponseData late = waiting.get(5, TimeUnit.SECONDS).get(TP);
+        assertEquals(Errors.NONE, late.error());
+        assertEquals(0, late.records().sizeInBytes(), "the parked fetch got its own (empty) answer");
+        assertEquals(1, started("FetchStream"), "both on one stream");
+        assertEquals(0, started("Fetch"));
+        endpoint.close();
+    }
+
+    @Test
+    void aFetchGivenUpOnEndsItsStreamAndTheNextFetchOpensANewOne() throws Exception {
+        GrpcLeaderEndpoint endpoint = new GrpcLeaderEndpoint(channel, 1L);
+        CompletableFuture<Map<TopicPartition, FetchResponseData>> abandoned =
+                endpoint.fetch(2, List.of(parked()), Integer.MAX_VALUE, 1024, 10_000);
+        CompletableFuture<Map<TopicPartition, FetchResponseData>> behind =
+                endpoint.fetch(2, List.of(parked()), Integer.MAX_VALUE, 1024, 10_000);
+        // What the fetcher thread does when its timeout passes: the link may be dead, so the stream goes.
+        abandoned.cancel(false);
+        ExecutionException failed = assertThrows(ExecutionException.class, () -> behind.get(5, TimeUnit.SECONDS));
+        assertEquals(Status.Code.CANCELLED, Status.fromThrowable(failed.getCause()).getCode(), failed.toString());
+
+        Map<TopicPartition, FetchResponseData> next =
+                endpoint.fetch(2, List.of(fromTheStart()), 1, 1024, 10_000).get(5, TimeUnit.SECONDS);
+        assertEquals(3, next.get(TP).records().records().size());
+        assertEquals(2, started("FetchStream"));
+        endpoint.close();
+    }
+
+    @Test
+    void aLeaderWithoutTheStreamIsFetchedFromWithOneCallPerFetch() throws Exception {
+        // A node of a release before FetchStream: its service has only Fetch, and gRPC answers UNIMPLEMENTED.
+        ReplicaFetchGrpcService service = new ReplicaFetchGrpcService(replicaManager);
+        ServerServiceDefinition unaryOnly = ServerServiceDefinition.builder(ReplicaFetchServiceGrpc.SERVICE_NAME)
+                .addMethod(ReplicaFetchServiceGrpc.getFetchMethod(), ServerCalls.asyncUnaryCall(service::fetch)).build();
+        String name = "unary-only-" + UUID.randomUUID();
+        Server old = InProcessServerBuilder.forName(name).directExecutor().addService(unaryOnly).build().start();
+        // Counted where they are sent: a server does not intercept a method it does not know.
+        Map<String, AtomicInteger> sent = new ConcurrentHashMap<>();
+        ManagedChannel toOld = InProcessChannelBuilder.forName(name).directExecutor().intercept(new ClientInterceptor() {
+            @Override
+            public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
+                sent.computeIfAbsent(method.getBareMethodName(), k -> new AtomicInteger()).incrementAndGet();
+                return next.newCall(method, options);
+            }
+        }).build();
+        try {
+            GrpcLeaderEndpoint endpoint = new GrpcLeaderEndpoint(toOld, 1L);
+            for (int i = 0; i < 2; i++) {
+                Map<TopicPartition, FetchResponseData> answer =
+                        endpoint.fetch(2, List.of(fromTheStart()), 1, 1024, 10_000).get(5, TimeUnit.SECONDS);
+                assertEquals(3, answer.get(TP).records().records().size());
+            }
+            assertEquals(2, sent.get("Fetch").get(), "each fetch its own call");
+            assertEquals(1, sent.get("FetchStream").get(), "tried once, not again");
+        } finally {
+            toOld.shutdownNow();
+            old.shutdownNow();
+        }
     }
 
     private ReplicaFetchServiceGrpc.ReplicaFetchServiceBlockingStub blocking() {

@@ -104,7 +104,18 @@ public final class TidelineNode implements AutoCloseable {
     private final ThreadPoolScheduler scheduler;
     /** The logs' own background work (retention, unlinks, checkpoints, roll fsyncs), apart from heartbeats. */
     private final ThreadPoolScheduler logScheduler;
-    private final Map<Integer, Map.Entry<String, ManagedChannel>> brokerChannels = new ConcurrentHashMap<>();
+    /**
+     * This follower's link to each leader broker: one channel per address, and one endpoint on it, which holds
+     * the replica fetch stream (so it is kept, not made per fetch).
+     */
+    private record BrokerLink(String address, long brokerEpoch, ManagedChannel channel, GrpcLeaderEndpoint endpoint) {
+        void close() {
+            endpoint.close();
+            channel.shutdownNow();
+        }
+    }
+
+    private final Map<Integer, BrokerLink> brokerChannels = new ConcurrentHashMap<>();
     private final ExecutorService publisherThread;
     private final NodeHealth health = new NodeHealth(this::isHealthy);
     private LogManager logManager;
@@ -394,16 +405,25 @@ public final class TidelineNode implements AutoCloseable {
         }
         Endpoint endpoint = broker.get().getEndpoints(0);
         String address = endpoint.getHost() + ":" + endpoint.getPort();
-        Map.Entry<String, ManagedChannel> entry = brokerChannels.compute(brokerId, (k, existing) -> {
-            if (existing != null && existing.getKey().equals(address)) {
-                return existing;
+        long brokerEpoch = lifecycle.brokerEpoch();
+        BrokerLink link = brokerChannels.compute(brokerId, (k, existing) -> {
+            if (existing != null && existing.address().equals(address)) {
+                if (existing.brokerEpoch() == brokerEpoch) {
+                    return existing;
+                }
+                // Re-registered: a new endpoint (its fetches carry the epoch) on the same channel.
+                existing.endpoint().close();
+                return new BrokerLink(address, brokerEpoch, existing.channel(),
+                        new GrpcLeaderEndpoint(existing.channel(), brokerEpoch));
             }
             if (existing != null) {
-                existing.getValue().shutdown();
+                existing.endpoint().close();
+                existing.channel().shutdown();
             }
-            return Map.entry(address, channels.open(brokerId, endpoint.getHost(), endpoint.getPort()));
+            ManagedChannel channel = channels.open(brokerId, endpoint.getHost(), endpoint.getPort());
+            return new BrokerLink(address, brokerEpoch, channel, new GrpcLeaderEndpoint(channel, brokerEpoch));
         });
-        return Optional.of(new GrpcLeaderEndpoint(entry.getValue(), lifecycle.brokerEpoch()));
+        return Optional.of(link.endpoint());
     }
 
     /** The port the listener is bound to (the configured one, or the one picked for port 0). */
@@ -554,7 +574,7 @@ public final class TidelineNode implements AutoCloseable {
         if (replicaManager != null) {
             replicaManager.close();
         }
-        brokerChannels.values().forEach(e -> e.getValue().shutdownNow());
+        brokerChannels.values().forEach(BrokerLink::close);
         if (logManager != null && crashed) {
             logManager.closeWithoutShutdown();
         } else if (logManager != null) {

@@ -88,6 +88,7 @@ class ReplicationOverQuorumTest {
         final MetricRegistry metrics = new MetricRegistry();
         final Server server;
         final Map<Integer, ManagedChannel> channels = new ConcurrentHashMap<>();
+        final Map<Integer, GrpcLeaderEndpoint> endpoints = new ConcurrentHashMap<>();
         final ExecutorService publisherThread = Executors.newSingleThreadExecutor();
         final BrokerMetadataPublisher publisher;
 
@@ -135,7 +136,8 @@ class ReplicationOverQuorumTest {
         private Optional<LeaderEndpoint> endpoint(int leaderId) {
             ManagedChannel channel = channels.computeIfAbsent(leaderId,
                     l -> InProcessChannelBuilder.forName(serverName(l)).directExecutor().build());
-            GrpcLeaderEndpoint grpc = new GrpcLeaderEndpoint(channel, 1L);
+            // One endpoint per leader, as the node keeps it: each holds its fetch stream.
+            GrpcLeaderEndpoint grpc = endpoints.computeIfAbsent(leaderId, l -> new GrpcLeaderEndpoint(channel, 1L));
             RequestLink link = linkTo(leaderId);
             return Optional.of((replicaId, partitions, minBytes, maxBytes, maxWaitMs) ->
                     link.send(() -> grpc.fetch(replicaId, partitions, minBytes, maxBytes, maxWaitMs)));
