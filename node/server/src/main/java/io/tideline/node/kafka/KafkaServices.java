@@ -47,7 +47,7 @@ public final class KafkaServices {
     public static KafkaApis build(Node node) {
         KafkaApis apis = new KafkaApis();
         // ApiVersions answers from this registry, so it lists itself like any other API.
-        apis.register(new ApiVersionsApi(apis));
+        apis.register(new ApiVersionsApi(apis, node.nodeId(), node.clusterId()));
         apis.register(new MetadataApi(node.nodeId(), node.clusterId(), node.listenerName(), node.image(),
                 node.quorumLeaderId()));
         apis.registerAll(DataApis.create(node.nodeId(), node.image(), node.replicaManager(),

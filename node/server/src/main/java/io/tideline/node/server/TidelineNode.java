@@ -308,7 +308,8 @@ public final class TidelineNode implements AutoCloseable {
         kafkaServer = new KafkaServer(listeners.bind().name(),
                 new InetSocketAddress(listeners.bind().bindHost(), listeners.bind().port()), apis,
                 requestHandlers, requestMemory, config.socketRequestMaxBytes(), config.connectionsMaxIdleMs(),
-                config.kafkaMaxInFlightRequestsPerConnection(), config.numNetworkThreads(), "tideline-" + id + "-kafka", metrics).start();
+                config.kafkaMaxInFlightRequestsPerConnection(), config.numNetworkThreads(), "tideline-" + id + "-kafka",
+                metrics).start();
         log.info("Node {} serves Kafka's protocol on {}:{}", id, listeners.bind().bindHost(), kafkaServer.boundPort());
     }
 

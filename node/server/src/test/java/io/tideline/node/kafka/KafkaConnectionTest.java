@@ -26,6 +26,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.kafka.common.errors.CoordinatorNotAvailableException;
+import org.apache.kafka.common.message.ApiVersionsRequestData;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.ListGroupsRequestData;
@@ -35,6 +37,8 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.ApiVersionsRequest;
+import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
 import org.apache.kafka.common.requests.ListGroupsRequest;
@@ -75,6 +79,8 @@ class KafkaConnectionTest {
     }
 
     private static final long MAX_IDLE_MS = 60_000;
+    private static final int NODE_ID = 1;
+    private static final String CLUSTER_ID = "test-cluster-id";
 
     private void open(KafkaApi... extra) {
         openAllowing(1, extra);
@@ -83,7 +89,7 @@ class KafkaConnectionTest {
     /** {@code maxInFlight}: kafka.max.in.flight.requests.per.connection. */
     private void openAllowing(int maxInFlight, KafkaApi... extra) {
         KafkaApis apis = new KafkaApis();
-        apis.register(new ApiVersionsApi(apis));
+        apis.register(new ApiVersionsApi(apis, NODE_ID, CLUSTER_ID));
         for (KafkaApi api : extra) {
             apis.register(api);
         }
@@ -316,6 +322,29 @@ class KafkaConnectionTest {
             assertEquals(1, logs.errors().size());
         }
         assertEquals(0, memory.used());
+    }
+
+    private ApiVersionsResponseData apiVersionsV5(Integer nodeId, String clusterId, int correlationId) {
+        ApiVersionsRequestData data = new ApiVersionsRequestData().setClientSoftwareName("t").setClientSoftwareVersion("1");
+        if (nodeId != null) {
+            data.setNodeId(nodeId).setClusterId(clusterId);
+        }
+        ApiVersionsRequest request = new ApiVersionsRequest(data, (short) 5);
+        send(request, correlationId);
+        return ((ApiVersionsResponse) answer(request, correlationId)).data();
+    }
+
+    @Test
+    void apiVersionsV5ChecksTheClusterAndNodeTheClientMeans() {
+        open();
+        assertEquals(Errors.NONE.code(), apiVersionsV5(null, null, 1).errorCode(), "no ids: nothing to check");
+        ApiVersionsResponseData here = apiVersionsV5(NODE_ID, CLUSTER_ID, 2);
+        assertEquals(Errors.NONE.code(), here.errorCode());
+        assertEquals(5, here.apiKeys().find(ApiKeys.API_VERSIONS.id).maxVersion());
+        assertEquals(Errors.REBOOTSTRAP_REQUIRED.code(), apiVersionsV5(NODE_ID + 1, CLUSTER_ID, 3).errorCode(),
+                "another node's id");
+        assertEquals(Errors.REBOOTSTRAP_REQUIRED.code(), apiVersionsV5(NODE_ID, "another-cluster", 4).errorCode(),
+                "another cluster's id");
     }
 
     @Test

@@ -127,7 +127,7 @@ class KafkaListenerClusterTest {
             advertised.put(v.apiKey(), v.minVersion() + "-" + v.maxVersion());
         }
         assertEquals(expected, advertised);
-        assertEquals("0-4", advertised.get(org.apache.kafka.common.protocol.ApiKeys.API_VERSIONS.id));
+        assertEquals("0-5", advertised.get(org.apache.kafka.common.protocol.ApiKeys.API_VERSIONS.id));
         assertEquals("0-13", advertised.get(org.apache.kafka.common.protocol.ApiKeys.METADATA.id));
     }
 
