@@ -74,13 +74,7 @@ public final class GrpcLeaderEndpoint implements LeaderEndpoint, AutoCloseable {
                 .setMinBytes(minBytes).setMaxBytes(maxBytes).setMaxWaitMs(maxWaitMs);
         partitions.forEach(p -> request.addPartitions(ReplicationProtos.toProto(p)));
         CompletableFuture<ReplicaFetchResponse> answer = unaryOnly ? unary(request, maxWaitMs) : streamed(request, maxWaitMs);
-        CompletableFuture<Map<TopicPartition, FetchResponseData>> result = new CompletableFuture<>() {
-            @Override
-            public boolean cancel(boolean mayInterruptIfRunning) {
-                answer.cancel(false);
-                return super.cancel(mayInterruptIfRunning);
-            }
-        };
+        CompletableFuture<Map<TopicPartition, FetchResponseData>> result = cancelling(() -> answer.cancel(false));
         answer.whenComplete((response, failure) -> {
             if (failure != null) {
                 result.completeExceptionally(failure);
@@ -118,13 +112,7 @@ public final class GrpcLeaderEndpoint implements LeaderEndpoint, AutoCloseable {
             answer.completeExceptionally(refused.asRuntimeException());
         }
         FetchStream sentOn = on;
-        CompletableFuture<ReplicaFetchResponse> out = new CompletableFuture<>() {
-            @Override
-            public boolean cancel(boolean mayInterruptIfRunning) {
-                sentOn.abandon(id);
-                return super.cancel(mayInterruptIfRunning);
-            }
-        };
+        CompletableFuture<ReplicaFetchResponse> out = cancelling(() -> sentOn.abandon(id));
         answer.whenComplete((response, failure) -> {
             if (failure != null && Status.fromThrowable(failure).getCode() == Status.Code.UNIMPLEMENTED) {
                 // A leader of an older release: this fetch, and every later one, as a unary call.
@@ -135,6 +123,17 @@ public final class GrpcLeaderEndpoint implements LeaderEndpoint, AutoCloseable {
             }
         });
         return out;
+    }
+
+    /** A future whose cancellation (the fetcher giving up) also runs {@code onCancel}, passing it down the layers. */
+    private static <T> CompletableFuture<T> cancelling(Runnable onCancel) {
+        return new CompletableFuture<>() {
+            @Override
+            public boolean cancel(boolean mayInterruptIfRunning) {
+                onCancel.run();
+                return super.cancel(mayInterruptIfRunning);
+            }
+        };
     }
 
     private static <T> void complete(CompletableFuture<T> future, T value, Throwable failure) {
@@ -165,13 +164,7 @@ public final class GrpcLeaderEndpoint implements LeaderEndpoint, AutoCloseable {
         ListenableFuture<ReplicaFetchResponse> call = ClientCalls.futureUnaryCall(channel.newCall(FETCH_METHOD,
                 CallOptions.DEFAULT.withDeadlineAfter(maxWaitMs + DEADLINE_SLACK_MS, TimeUnit.MILLISECONDS)),
                 request.setCorrelationId(0).build());
-        CompletableFuture<ReplicaFetchResponse> result = new CompletableFuture<>() {
-            @Override
-            public boolean cancel(boolean mayInterruptIfRunning) {
-                call.cancel(false);
-                return super.cancel(mayInterruptIfRunning);
-            }
-        };
+        CompletableFuture<ReplicaFetchResponse> result = cancelling(() -> call.cancel(false));
         Futures.addCallback(call, new FutureCallback<>() {
             @Override
             public void onSuccess(ReplicaFetchResponse response) {
