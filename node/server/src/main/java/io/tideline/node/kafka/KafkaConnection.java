@@ -5,6 +5,7 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleStateEvent;
+import io.tideline.common.time.Time;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -61,16 +62,26 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
      */
     private enum State { SIZE, WAITING_FOR_MEMORY, BODY, HANDLING, WAITING_FOR_ROOM, CLOSED }
 
-    /** A request read and not yet answered; {@code known} once its answer is (null: none is sent). */
+    /**
+     * A request read and not yet answered; {@code known} once its answer is (null: none is sent). The instants
+     * ({@link Time#nanoseconds}) are its phases for {@link KafkaRequestTimes}; {@code handling} and {@code handled}
+     * are written on the handler thread and read on the event loop after the hop back to it.
+     */
     private static final class Answer {
         private final RequestHeader header;
         private final short version;
+        private final long read;
+        private long handling;
+        private long handled;
+        private long knownAt;
+        private long writing;
         private boolean known;
         private ApiMessage body;
 
-        private Answer(RequestHeader header, short version) {
+        private Answer(RequestHeader header, short version, long read) {
             this.header = header;
             this.version = version;
+            this.read = read;
         }
     }
 
@@ -80,11 +91,14 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     private final int maxRequestBytes;
     private final int maxInFlight;
     private final KafkaListenerMetrics metrics;
+    private final Time time;
     private final AtomicLong charged = new AtomicLong();
     private ChannelHandlerContext ctx;
     private ByteBuf pending;
     private State state = State.SIZE;
     private int frameSize;
+    /** When the last frame was read whole. */
+    private long frameRead;
     private byte[] frame;
     private int filled;
     /** Requests read and not answered yet, oldest first; the head is the next to be written. */
@@ -99,7 +113,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     private InetSocketAddress peerAddress;
 
     KafkaConnection(KafkaApis apis, Executor handlers, KafkaRequestMemory memory, int maxRequestBytes,
-                    int maxInFlight, KafkaListenerMetrics metrics) {
+                    int maxInFlight, KafkaListenerMetrics metrics, Time time) {
         if (maxInFlight < 1) {
             throw new IllegalArgumentException("maxInFlight must be at least 1: " + maxInFlight);
         }
@@ -109,6 +123,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
         this.maxRequestBytes = maxRequestBytes;
         this.maxInFlight = maxInFlight;
         this.metrics = metrics;
+        this.time = time;
     }
 
     @Override
@@ -178,6 +193,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
                         waitForBytes();
                         return;
                     }
+                    frameRead = time.nanoseconds();
                     state = State.HANDLING;
                     ctx.channel().config().setAutoRead(false);
                     onFrame();
@@ -215,8 +231,9 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
             releaseCharge();
             metrics.request(i.header().apiKey());
             Answer answer = expect(i.header(), i.version());
+            answer.handling = answer.handled = time.nanoseconds();
             state = State.WAITING_FOR_ROOM;
-            answered(answer, i.response());
+            answered(answer, i.response(), answer.handled);
             readNextIfRoom();
         } else if (decoded instanceof RequestDecoder.Dispatch d) {
             metrics.request(d.request().header().apiKey());
@@ -231,7 +248,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     }
 
     private Answer expect(RequestHeader header, short version) {
-        Answer answer = new Answer(header, version);
+        Answer answer = new Answer(header, version, frameRead);
         answers.addLast(answer);
         unanswered++;
         return answer;
@@ -239,6 +256,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
 
     /** On a request handler thread. */
     private void handle(RequestDecoder.Dispatch d, Answer slot) {
+        slot.handling = time.nanoseconds();
         CompletableFuture<? extends ApiMessage> answer;
         try {
             answer = d.api().handle(d.request());
@@ -250,11 +268,14 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
         } finally {
             // Handled: as on the gRPC listener, a request parked for later (a long-poll) holds no request bytes.
             releaseCharge();
+            slot.handled = time.nanoseconds();
         }
         // Handled, so the next request may be read, though this one's answer may come much later.
         onEventLoop(this::handled, () -> { });
-        answer.whenComplete((response, error) -> onEventLoop(() -> completed(d, slot, response, error),
-                () -> discard(response)));
+        answer.whenComplete((response, error) -> {
+            long known = Math.max(time.nanoseconds(), slot.handled);
+            onEventLoop(() -> completed(d, slot, response, error, known), () -> discard(response));
+        });
     }
 
     private void handled() {
@@ -272,7 +293,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void completed(RequestDecoder.Dispatch d, Answer slot, ApiMessage response, Throwable error) {
+    private void completed(RequestDecoder.Dispatch d, Answer slot, ApiMessage response, Throwable error, long known) {
         if (state == State.CLOSED) {
             discard(response);
             return;
@@ -286,12 +307,13 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
             }
             out = d.parsed().getErrorResponse(0, cause).data();
         }
-        answered(slot, out);
+        answered(slot, out, known);
     }
 
     /** {@code body} null: nothing is sent (Produce with acks=0). */
-    private void answered(Answer answer, ApiMessage body) {
+    private void answered(Answer answer, ApiMessage body, long knownAt) {
         answer.body = body;
+        answer.knownAt = knownAt;
         answer.known = true;
         writeAnswers();
     }
@@ -311,6 +333,8 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
                     Answer a = answers.pollFirst();
                     if (a.body == null) {
                         unanswered--;
+                        a.writing = time.nanoseconds();
+                        timed(a, a.writing);
                     } else if (write(a)) {
                         wrote = true;
                     } else {
@@ -328,6 +352,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     }
 
     private boolean write(Answer a) {
+        a.writing = time.nanoseconds();
         List<Object> parts;
         try {
             parts = ResponseEncoder.encode(ctx.alloc(), a.header.correlationId(),
@@ -344,6 +369,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
         }
         last.addListener(f -> {
             if (f.isSuccess()) {
+                timed(a, time.nanoseconds());
                 unanswered--;
                 readNextIfRoom();
             } else {
@@ -351,6 +377,11 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
             }
         });
         return true;
+    }
+
+    private void timed(Answer a, long written) {
+        metrics.times().record(a.header.apiKey(), a.version, a.header.correlationId(), peer,
+                new KafkaRequestTimes.Instants(a.read, a.handling, a.handled, a.knownAt, a.writing, written));
     }
 
     private void releaseCharge() {

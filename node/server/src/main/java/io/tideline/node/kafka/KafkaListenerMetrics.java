@@ -12,7 +12,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
  * The Kafka listener's metrics under Kafka's names: {@code kafka.network:type=RequestMetrics,name=RequestsPerSec,
  * request=<ApiName>} (a meter per API, Kafka's name without its per-version tag) and the open connections,
  * {@code kafka.server:type=socket-server-metrics,listener=<NAME>,name=connection-count} (Kafka's metric group
- * and attribute, as a name). Thread-safe.
+ * and attribute, as a name); the phases of each request's time are {@link KafkaRequestTimes}. Thread-safe.
  */
 final class KafkaListenerMetrics {
     static final String REQUESTS_PER_SEC = "kafka.network:type=RequestMetrics,name=RequestsPerSec,request=";
@@ -20,9 +20,11 @@ final class KafkaListenerMetrics {
     private final MetricRegistry registry;
     private final AtomicInteger connections = new AtomicInteger();
     private final Map<ApiKeys, Meter> requests = new ConcurrentHashMap<>();
+    private final KafkaRequestTimes times;
 
     KafkaListenerMetrics(MetricRegistry registry, String listenerName) {
         this.registry = registry;
+        this.times = new KafkaRequestTimes(registry);
         registry.register("kafka.server:type=socket-server-metrics,listener=" + listenerName + ",name=connection-count",
                 (Gauge<Integer>) connections::get);
     }
@@ -37,6 +39,10 @@ final class KafkaListenerMetrics {
 
     int connectionCount() {
         return connections.get();
+    }
+
+    KafkaRequestTimes times() {
+        return times;
     }
 
     void request(ApiKeys key) {

@@ -1,6 +1,7 @@
 package io.tideline.node.kafka;
 
 import io.netty.bootstrap.ServerBootstrap;
+import io.tideline.common.time.Time;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -43,13 +44,14 @@ public final class KafkaServer implements AutoCloseable {
     private final int maxRequestBytes;
     private final long maxIdleMs;
     private final int maxInFlight;
+    private final Time time;
     private Channel serverChannel;
 
     public KafkaServer(String listenerName, InetSocketAddress bindAddress, KafkaApis apis, Executor handlers,
                        KafkaRequestMemory memory, int maxRequestBytes, long maxIdleMs, int maxInFlight,
                        int networkThreads,
                        String threadPrefix,
-                       com.codahale.metrics.MetricRegistry registry) {
+                       com.codahale.metrics.MetricRegistry registry, Time time) {
         this.bindAddress = bindAddress;
         this.apis = apis;
         this.handlers = handlers;
@@ -57,6 +59,7 @@ public final class KafkaServer implements AutoCloseable {
         this.maxRequestBytes = maxRequestBytes;
         this.maxIdleMs = maxIdleMs;
         this.maxInFlight = maxInFlight;
+        this.time = time;
         this.metrics = new KafkaListenerMetrics(registry, listenerName);
         this.acceptor = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory(threadPrefix + "-acceptor", true),
                 NioIoHandler.newFactory());
@@ -75,7 +78,7 @@ public final class KafkaServer implements AutoCloseable {
                         connections.add(ch);
                         ch.pipeline().addLast(new IdleStateHandler(0, 0, maxIdleMs, TimeUnit.MILLISECONDS));
                         ch.pipeline().addLast(new KafkaConnection(apis, handlers, memory, maxRequestBytes, maxInFlight,
-                                metrics));
+                                metrics, time));
                     }
                 });
         serverChannel = b.bind(bindAddress).sync().channel();

@@ -309,7 +309,7 @@ public final class TidelineNode implements AutoCloseable {
                 new InetSocketAddress(listeners.bind().bindHost(), listeners.bind().port()), apis,
                 requestHandlers, requestMemory, config.socketRequestMaxBytes(), config.connectionsMaxIdleMs(),
                 config.kafkaMaxInFlightRequestsPerConnection(), config.numNetworkThreads(), "tideline-" + id + "-kafka",
-                metrics).start();
+                metrics, time).start();
         log.info("Node {} serves Kafka's protocol on {}:{}", id, listeners.bind().bindHost(), kafkaServer.boundPort());
     }
 

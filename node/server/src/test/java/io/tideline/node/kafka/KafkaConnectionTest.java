@@ -12,6 +12,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.timeout.IdleStateHandler;
+import io.tideline.common.time.MockTime;
 import io.tideline.node.server.RequestMemoryPool;
 import io.tideline.node.testutil.LogCapture;
 import io.tideline.store.segment.FileRecords;
@@ -23,6 +24,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.kafka.common.errors.CoordinatorNotAvailableException;
@@ -60,6 +62,10 @@ class KafkaConnectionTest {
     private final List<CompletableFuture<ApiMessage>> pending = new ArrayList<>();
     private final List<KafkaRequest> handled = new ArrayList<>();
     private final RequestMemoryPool memory = new RequestMemoryPool(1 << 20);
+    private final MetricRegistry registry = new MetricRegistry();
+    private final MockTime time = new MockTime();
+    /** The request handler threads: at once unless a test queues the work to run it later. */
+    private Executor handlers = Runnable::run;
     private EmbeddedChannel channel;
 
     /** An API that records each request and answers with a future the test completes. */
@@ -94,8 +100,8 @@ class KafkaConnectionTest {
             apis.register(api);
         }
         channel = new EmbeddedChannel(new IdleStateHandler(0, 0, MAX_IDLE_MS, TimeUnit.MILLISECONDS),
-                new KafkaConnection(apis, Runnable::run, memory, 64 * 1024, maxInFlight,
-                        new KafkaListenerMetrics(new MetricRegistry(), "PLAINTEXT")));
+                new KafkaConnection(apis, handlers, memory, 64 * 1024, maxInFlight,
+                        new KafkaListenerMetrics(registry, "PLAINTEXT"), time));
         // The embedded loop's clock stands still from here until the test moves it.
         channel.freezeTime();
     }
@@ -221,6 +227,49 @@ class KafkaConnectionTest {
         assertEquals(Errors.NONE, errorOf(answer(request, 5)));
         assertNull(channel.readOutbound());
         assertTrue(channel.config().isAutoRead(), "reading again once nothing is buffered");
+    }
+
+    @Test
+    void eachAnsweredRequestsTimeIsSplitIntoKafkasPhases() {
+        List<Runnable> queued = new ArrayList<>();
+        handlers = queued::add;
+        openAllowing(2, new TestApi(ApiKeys.LIST_GROUPS, (short) 0, LIST_GROUPS_V3, r -> {
+            time.advance(3); // the API's own work on the handler thread: local time
+            return deferred(r);
+        }));
+        ListGroupsRequest request = pipelined(2);
+        time.advance(2);
+        runQueued(queued); // the first: 2 ms in the queue, handled by 5
+        time.advance(1);
+        runQueued(queued); // the second, read at 5: 1 ms in the queue, handled by 9
+        time.advance(4);
+        complete(1, new ListGroupsResponseData()); // the second known at 13, and waiting for the first
+        time.advance(10);
+        complete(0, new ListGroupsResponseData()); // the first known at 23
+        assertEquals(Errors.NONE, errorOf(answer(request, 1)));
+        assertEquals(Errors.NONE, errorOf(answer(request, 2)));
+
+        assertEquals(List.of(1L, 2L), phase("RequestQueueTimeMs"));
+        assertEquals(List.of(3L, 3L), phase("LocalTimeMs"));
+        assertEquals(List.of(4L, 18L), phase("RemoteTimeMs"), "known 18 ms after the first was handled, 4 after the second");
+        assertEquals(List.of(0L, 10L), phase("ResponseQueueTimeMs"), "the second waited 10 ms behind the first");
+        assertEquals(List.of(0L, 0L), phase("ResponseSendTimeMs"));
+        assertEquals(List.of(18L, 23L), phase("TotalTimeMs"));
+    }
+
+    /** Runs what the handler threads were given, then what they handed back to the event loop. */
+    private void runQueued(List<Runnable> queued) {
+        List<Runnable> now = new ArrayList<>(queued);
+        queued.clear();
+        now.forEach(Runnable::run);
+        channel.runPendingTasks();
+    }
+
+    /** The values of one phase's ListGroups histogram, smallest first. */
+    private List<Long> phase(String name) {
+        long[] values = registry.histogram(KafkaRequestTimes.PREFIX + name + ",request=ListGroups").getSnapshot()
+                .getValues();
+        return java.util.Arrays.stream(values).boxed().toList();
     }
 
     @Test
