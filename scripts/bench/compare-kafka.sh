@@ -483,13 +483,21 @@ step() {
     fi
 }
 
-# The total line of ProducerPerformance / tideline perf produce -> records result lines.
-parse_produce() { # system run workload file
+# A summary line of ProducerPerformance / tideline perf produce after "N " and before " records sent, ...":
+# nothing (the whole run) or "steady state " (the records after --warmup-records). Prints its eight figures.
+summary_figures() { # file kind
     local line
-    line="$(grep -E '^[0-9]+ records sent, .* 99\.9th\.$' "$4" | tail -n 1)" || return 1
+    line="$(grep -E "^[0-9]+ $2records sent, .* 99\\.9th\\.\$" "$1" | tail -n 1)" || return 1
     # 500000 records sent, 17891.234567 records/sec (17.47 MB/sec), 1234.56 ms avg latency, 2345.00 ms max latency,
     # 1200 ms 50th, 2000 ms 95th, 2200 ms 99th, 2300 ms 99.9th.
-    read -r rps mbps avg max p50 p95 p99 p999 <<< "$(sed -E 's/^[0-9]+ records sent, ([0-9.]+) records\/sec \(([0-9.]+) MB\/sec\), ([0-9.NaN]+) ms avg latency, ([0-9.]+) ms max latency, ([0-9]+) ms 50th, ([0-9]+) ms 95th, ([0-9]+) ms 99th, ([0-9]+) ms 99\.9th\.$/\1 \2 \3 \4 \5 \6 \7 \8/' <<< "$line")"
+    sed -E "s/^[0-9]+ $2records sent, ([0-9.]+) records\\/sec \\(([0-9.]+) MB\\/sec\\), ([0-9.NaN]+) ms avg latency, ([0-9.]+) ms max latency, ([0-9]+) ms 50th, ([0-9]+) ms 95th, ([0-9]+) ms 99th, ([0-9]+) ms 99\\.9th\\.\$/\\1 \\2 \\3 \\4 \\5 \\6 \\7 \\8/" <<< "$line"
+}
+
+# The summary lines of ProducerPerformance / tideline perf produce -> records result lines.
+parse_produce() { # system run workload file
+    local figures rps mbps avg max p50 p95 p99 p999
+    figures="$(summary_figures "$4" "")" || return 1
+    read -r rps mbps avg max p50 p95 p99 p999 <<< "$figures"
     record "$1" "$2" "$3" records_per_s "$rps"
     record "$1" "$2" "$3" mb_per_s "$mbps"
     record "$1" "$2" "$3" latency_avg_ms "$avg"
@@ -499,8 +507,8 @@ parse_produce() { # system run workload file
     record "$1" "$2" "$3" latency_p999_ms "$p999"
     record "$1" "$2" "$3" latency_max_ms "$max"
     # With --warmup-records both tools add a line for the records after the warm-up ("steady state").
-    line="$(grep -E '^[0-9]+ steady state records sent, .* 99\.9th\.$' "$4" | tail -n 1)" || return 0
-    read -r rps mbps avg max p50 p95 p99 p999 <<< "$(sed -E 's/^[0-9]+ steady state records sent, ([0-9.]+) records\/sec \(([0-9.]+) MB\/sec\), ([0-9.NaN]+) ms avg latency, ([0-9.]+) ms max latency, ([0-9]+) ms 50th, ([0-9]+) ms 95th, ([0-9]+) ms 99th, ([0-9]+) ms 99\.9th\.$/\1 \2 \3 \4 \5 \6 \7 \8/' <<< "$line")"
+    figures="$(summary_figures "$4" "steady state ")" || return 0
+    read -r rps mbps avg max p50 p95 p99 p999 <<< "$figures"
     record "$1" "$2" "$3" steady_latency_avg_ms "$avg"
     record "$1" "$2" "$3" steady_latency_p50_ms "$p50"
     record "$1" "$2" "$3" steady_latency_p99_ms "$p99"
