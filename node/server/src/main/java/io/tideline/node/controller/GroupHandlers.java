@@ -6,6 +6,7 @@ import io.tideline.node.metadata.MetadataImage;
 import io.tideline.proto.metadata.CommitOffsets;
 import io.tideline.proto.metadata.CommittedOffset;
 import io.tideline.proto.metadata.ControllerResponse;
+import io.tideline.proto.metadata.DeleteGroupOffsets;
 import io.tideline.proto.metadata.DeleteGroups;
 import io.tideline.proto.metadata.ExpireGroups;
 import io.tideline.proto.metadata.GroupMemberRecord;
@@ -14,7 +15,9 @@ import io.tideline.proto.metadata.GroupOffsetCommit;
 import io.tideline.proto.metadata.ItemResult;
 import io.tideline.proto.metadata.MetadataRecord;
 import io.tideline.proto.metadata.OffsetCommitRecord;
+import io.tideline.proto.metadata.OffsetKey;
 import io.tideline.proto.metadata.RemoveGroupRecord;
+import io.tideline.proto.metadata.RemoveOffsetsRecord;
 import io.tideline.proto.metadata.StoreGroup;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -125,6 +128,38 @@ final class GroupHandlers {
             response.addResults(ItemResult.newBuilder().setName(id).setErrorCode(error.code()));
         }
         return ControllerResult.of(response.build(), records);
+    }
+
+    /**
+     * OffsetDelete after the coordinator's check of its members' subscriptions. Only offsets the image holds are
+     * named in the record, so replay never removes what is not there; the answer is NONE for the others too, as
+     * Kafka answers a partition without a committed offset.
+     */
+    ControllerResult deleteGroupOffsets(MetadataImage image, DeleteGroupOffsets cmd) {
+        Optional<GroupImage> group = image.group(cmd.getGroupId());
+        if (group.isEmpty()) {
+            return ControllerResult.error(Errors.GROUP_ID_NOT_FOUND, "no group " + cmd.getGroupId());
+        }
+        RemoveOffsetsRecord.Builder removed = RemoveOffsetsRecord.newBuilder().setGroupId(cmd.getGroupId());
+        Set<String> seen = new java.util.HashSet<>();
+        for (OffsetKey k : cmd.getPartitionsList()) {
+            if (group.get().offset(k.getTopic(), k.getPartition()).isPresent()
+                    && seen.add(k.getTopic() + "\u0000" + k.getPartition())) {
+                removed.addPartitions(k);
+            }
+        }
+        if (removed.getPartitionsCount() == 0) {
+            return ControllerResult.of(ControllerResponse.getDefaultInstance(), List.of());
+        }
+        // A group with neither members nor offsets left is gone, as Kafka's coordinator then removes it; the
+        // result names it so that the coordinator forgets it too.
+        if (!group.get().hasMembers() && removed.getPartitionsCount() == group.get().offsets().size()) {
+            return ControllerResult.of(ControllerResponse.newBuilder().addResults(ItemResult.newBuilder()
+                    .setName(cmd.getGroupId())).build(), List.of(MetadataRecord.newBuilder()
+                    .setRemoveGroup(RemoveGroupRecord.newBuilder().setGroupId(cmd.getGroupId())).build()));
+        }
+        return ControllerResult.of(ControllerResponse.getDefaultInstance(),
+                List.of(MetadataRecord.newBuilder().setRemoveOffsets(removed).build()));
     }
 
     /** The coordinator names the groups; this decides on the image and the command's time alone. */

@@ -49,6 +49,7 @@ public final class MetadataController {
             case STORE_GROUP -> groups.storeGroup(image, command.getStoreGroup(), ts);
             case DELETE_GROUPS -> groups.deleteGroups(image, command.getDeleteGroups());
             case EXPIRE_GROUPS -> groups.expireGroups(image, command.getExpireGroups(), ts);
+            case DELETE_GROUP_OFFSETS -> groups.deleteGroupOffsets(image, command.getDeleteGroupOffsets());
             case COMMAND_NOT_SET -> ControllerResult.error(Errors.INVALID_REQUEST, "the command is empty");
         };
         return new ControllerResult(result.response().toBuilder().setOffset(offset).build(), result.records());

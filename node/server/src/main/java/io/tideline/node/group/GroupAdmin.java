@@ -151,7 +151,8 @@ public final class GroupAdmin {
                 });
     }
 
-    private void forget(String groupId) {
+    /** Drops an Empty group from memory once the quorum removed it. */
+    void forget(String groupId) {
         ClassicGroup g = registry.groups().get(groupId);
         if (g != null) {
             synchronized (g) {
@@ -163,7 +164,7 @@ public final class GroupAdmin {
     }
 
     /** Completes with the response once the local image holds it; with null if the quorum did not answer. */
-    private CompletableFuture<ControllerResponse> submit(ControllerCommand.Builder command) {
+    CompletableFuture<ControllerResponse> submit(ControllerCommand.Builder command) {
         CompletableFuture<ControllerResponse> sent;
         try {
             sent = registry.quorum.submit(command.setTimestampMs(registry.time.milliseconds()).build());

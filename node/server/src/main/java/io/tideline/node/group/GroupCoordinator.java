@@ -28,6 +28,7 @@ public final class GroupCoordinator implements AutoCloseable {
     private final GroupMembership membership;
     private final GroupOffsets offsets;
     private final GroupAdmin admin;
+    private final OffsetDeletion offsetDeletion;
     private final OffsetCommitBatcher batcher;
     private final ImageTracker images;
     private Scheduler.Cancellable upkeep;
@@ -41,6 +42,7 @@ public final class GroupCoordinator implements AutoCloseable {
                 config.commitTimeoutMs());
         this.offsets = new GroupOffsets(registry, batcher);
         this.admin = new GroupAdmin(registry);
+        this.offsetDeletion = new OffsetDeletion(registry, admin);
     }
 
     /** Starts the periodic upkeep (moved groups, expiry). */
@@ -95,6 +97,11 @@ public final class GroupCoordinator implements AutoCloseable {
 
     public CompletableFuture<Map<String, Errors>> deleteGroups(List<String> groupIds) {
         return admin.delete(groupIds);
+    }
+
+    /** OffsetDelete. @param partitions topic -> partitions */
+    public CompletableFuture<OffsetDeletion.Outcome> deleteOffsets(String groupId, Map<String, List<Integer>> partitions) {
+        return offsetDeletion.delete(groupId, partitions);
     }
 
     /** One upkeep pass now; completes with the groups expired. */

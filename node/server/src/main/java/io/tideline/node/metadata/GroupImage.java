@@ -2,6 +2,7 @@ package io.tideline.node.metadata;
 
 import io.tideline.proto.metadata.CommittedOffset;
 import io.tideline.proto.metadata.GroupMetadataRecord;
+import io.tideline.proto.metadata.OffsetKey;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Optional;
@@ -70,6 +71,12 @@ public final class GroupImage {
     GroupImage withOffsets(Collection<CommittedOffset> committed) {
         TreeMap<String, CommittedOffset> next = new TreeMap<>(offsets);
         committed.forEach(o -> next.put(offsetKey(o.getTopic(), o.getPartition()), o));
+        return new GroupImage(groupId, metadata, next);
+    }
+
+    GroupImage withoutOffsets(Collection<OffsetKey> removed) {
+        TreeMap<String, CommittedOffset> next = new TreeMap<>(offsets);
+        removed.forEach(k -> next.remove(offsetKey(k.getTopic(), k.getPartition())));
         return new GroupImage(groupId, metadata, next);
     }
 

@@ -106,6 +106,13 @@ public final class ImageReplayer {
                         group(record.getOffsetCommit().getGroupId()).withOffsets(record.getOffsetCommit().getOffsetsList()));
                 case GROUP_METADATA -> groups.put(record.getGroupMetadata().getGroupId(),
                         group(record.getGroupMetadata().getGroupId()).withMetadata(record.getGroupMetadata()));
+                case REMOVE_OFFSETS -> {
+                    GroupImage g = groups.get(record.getRemoveOffsets().getGroupId());
+                    if (g == null) {
+                        throw new IllegalStateException("no group " + record.getRemoveOffsets().getGroupId());
+                    }
+                    groups.put(g.groupId(), g.withoutOffsets(record.getRemoveOffsets().getPartitionsList()));
+                }
                 case REMOVE_GROUP -> {
                     if (groups.remove(record.getRemoveGroup().getGroupId()) == null) {
                         throw new IllegalStateException("no group " + record.getRemoveGroup().getGroupId());

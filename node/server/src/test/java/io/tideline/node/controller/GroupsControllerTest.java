@@ -12,12 +12,14 @@ import io.tideline.node.metadata.MetadataImage;
 import io.tideline.proto.metadata.CommitOffsets;
 import io.tideline.proto.metadata.CommittedOffset;
 import io.tideline.proto.metadata.ControllerCommand;
+import io.tideline.proto.metadata.DeleteGroupOffsets;
 import io.tideline.proto.metadata.DeleteGroups;
 import io.tideline.proto.metadata.ExpireGroups;
 import io.tideline.proto.metadata.GroupMemberRecord;
 import io.tideline.proto.metadata.GroupMetadataRecord;
 import io.tideline.proto.metadata.GroupOffsetCommit;
 import io.tideline.proto.metadata.MetadataSnapshot;
+import io.tideline.proto.metadata.OffsetKey;
 import io.tideline.proto.metadata.StoreGroup;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -105,6 +107,45 @@ class GroupsControllerTest {
         assertTrue(h.image.group("old").isEmpty());
         assertTrue(h.image.group("members").isPresent());
         assertTrue(h.image.group("recent").isPresent());
+    }
+
+    @Test
+    void deleteGroupOffsetsRemovesOnlyTheNamedOffsetsAndSurvivesASnapshot() throws Exception {
+        commits(commit("g", -1, "", "t", 0, 10), commit("g", -1, "", "t", 1, 11), commit("g", -1, "", "u", 0, 20));
+        ControllerResult r = h.apply(ControllerCommand.newBuilder().setDeleteGroupOffsets(DeleteGroupOffsets.newBuilder()
+                .setGroupId("g").addPartitions(key("t", 0)).addPartitions(key("t", 0)).addPartitions(key("t", 7))
+                .addPartitions(key("none", 0))));
+        assertEquals(Errors.NONE, r.error(), "a partition without an offset is not an error");
+        assertEquals(1, r.records().size());
+        assertEquals(1, r.records().get(0).getRemoveOffsets().getPartitionsCount(), "only what the image holds, once");
+        GroupImage g = h.image.group("g").orElseThrow();
+        assertTrue(g.offset("t", 0).isEmpty());
+        assertEquals(List.of(11L, 20L), g.offsets().stream().map(CommittedOffset::getOffset).toList());
+        assertEquals(h.image, ImageSerde.fromSnapshot(MetadataSnapshot.parseFrom(ImageSerde.toSnapshot(h.image)
+                .toByteString())));
+
+        ControllerResult nothing = h.apply(ControllerCommand.newBuilder().setDeleteGroupOffsets(
+                DeleteGroupOffsets.newBuilder().setGroupId("g").addPartitions(key("t", 0))));
+        assertEquals(Errors.NONE, nothing.error());
+        assertTrue(nothing.records().isEmpty(), "deleting again writes nothing");
+        assertEquals(Errors.GROUP_ID_NOT_FOUND, h.apply(ControllerCommand.newBuilder().setDeleteGroupOffsets(
+                DeleteGroupOffsets.newBuilder().setGroupId("absent").addPartitions(key("t", 0)))).error());
+
+        ControllerResult last = h.apply(ControllerCommand.newBuilder().setDeleteGroupOffsets(DeleteGroupOffsets
+                .newBuilder().setGroupId("g").addPartitions(key("t", 1)).addPartitions(key("u", 0))));
+        assertEquals(List.of("g"), last.response().getResultsList().stream().map(i -> i.getName()).toList());
+        assertTrue(h.image.group("g").isEmpty(), "no members and no offsets left: the group is gone");
+
+        store(group("busy", 1, "a"), -1);
+        commits(commit("busy", 1, "a", "t", 0, 1));
+        h.apply(ControllerCommand.newBuilder().setDeleteGroupOffsets(DeleteGroupOffsets.newBuilder()
+                .setGroupId("busy").addPartitions(key("t", 0))));
+        assertTrue(h.image.group("busy").orElseThrow().offsets().isEmpty());
+        assertTrue(h.image.group("busy").orElseThrow().hasMembers(), "a group with members stays");
+    }
+
+    private static OffsetKey key(String topic, int partition) {
+        return OffsetKey.newBuilder().setTopic(topic).setPartition(partition).build();
     }
 
     @Test

@@ -16,6 +16,6 @@ public final class GroupApis {
         return List.of(new FindCoordinatorApi(coordinator, endpoints), new JoinGroupApi(coordinator),
                 new SyncGroupApi(coordinator), new HeartbeatApi(coordinator), new LeaveGroupApi(coordinator),
                 new OffsetCommitApi(coordinator), new OffsetFetchApi(coordinator), new ListGroupsApi(coordinator),
-                new DescribeGroupsApi(coordinator), new DeleteGroupsApi(coordinator));
+                new DescribeGroupsApi(coordinator), new DeleteGroupsApi(coordinator), new OffsetDeleteApi(coordinator));
     }
 }

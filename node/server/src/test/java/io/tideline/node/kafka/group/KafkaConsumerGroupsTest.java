@@ -45,6 +45,7 @@ import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.errors.GroupNotEmptyException;
+import org.apache.kafka.common.errors.GroupSubscribedToTopicException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.awaitility.Awaitility;
@@ -362,6 +363,54 @@ class KafkaConsumerGroupsTest {
                     .noneMatch(l -> l.groupId().equals("g-admin")), "deleted groups are not listed");
             ExecutionException e = assertThrows(ExecutionException.class,
                     () -> admin.deleteConsumerGroups(List.of("g-admin")).all().get(30, TimeUnit.SECONDS));
+            assertInstanceOf(GroupIdNotFoundException.class, e.getCause(), e.toString());
+        }
+    }
+
+    @Test
+    @Order(4)
+    void adminDeletesOffsetsOfTopicsNoMemberSubscribesTo() throws Exception {
+        createTopic("offdel-a", 2);
+        createTopic("offdel-b", 1);
+        produce("offdel-a", 2, "o", 4);
+        TopicPartition a0 = new TopicPartition("offdel-a", 0);
+        TopicPartition a1 = new TopicPartition("offdel-a", 1);
+        TopicPartition b0 = new TopicPartition("offdel-b", 0);
+        try (Admin admin = admin()) {
+            KafkaConsumer<String, String> c = consumer("g-offdel");
+            try {
+                c.subscribe(List.of("offdel-a"));
+                Reads reads = new Reads();
+                reads.pollUntil("the 4 records", List.of(c), () -> reads.all("o", 4));
+                // A member may commit a partition it does not consume; its topic is not subscribed.
+                c.commitSync(Map.of(b0, new OffsetAndMetadata(3L)));
+                assertEquals(Map.of(a0, 2L, a1, 2L, b0, 3L), committed(admin, "g-offdel"));
+
+                ExecutionException e = assertThrows(ExecutionException.class, () -> admin
+                        .deleteConsumerGroupOffsets("g-offdel", Set.of(a0)).all().get(30, TimeUnit.SECONDS));
+                assertInstanceOf(GroupSubscribedToTopicException.class, e.getCause(), e.toString());
+                admin.deleteConsumerGroupOffsets("g-offdel", Set.of(b0)).all().get(30, TimeUnit.SECONDS);
+                assertEquals(Map.of(a0, 2L, a1, 2L), committed(admin, "g-offdel"), "b0 deleted, a kept");
+            } finally {
+                c.close();
+            }
+            Awaitility.await("Empty").atMost(WAIT).until(() -> admin.describeConsumerGroups(List.of("g-offdel")).all()
+                    .get(30, TimeUnit.SECONDS).get("g-offdel").groupState() == GroupState.EMPTY);
+            admin.deleteConsumerGroupOffsets("g-offdel", Set.of(a0, b0)).all().get(30, TimeUnit.SECONDS);
+            assertEquals(Map.of(a1, 2L), committed(admin, "g-offdel"), "an Empty group loses what is named");
+
+            KafkaConsumer<String, String> again = consumer("g-offdel");
+            try {
+                again.assign(List.of(a0, a1));
+                Reads reread = new Reads();
+                reread.pollUntil("a0 from its start, a1 past its commit", List.of(again), () -> reread.all("o", 1));
+                assertTrue(reread.times.keySet().stream().allMatch(v -> Integer.parseInt(v.substring(1)) % 2 == 0),
+                        "nothing of a1 (odd values) before its committed offset: " + reread.times);
+            } finally {
+                again.close();
+            }
+            ExecutionException e = assertThrows(ExecutionException.class, () -> admin
+                    .deleteConsumerGroupOffsets("g-none", Set.of(a0)).all().get(30, TimeUnit.SECONDS));
             assertInstanceOf(GroupIdNotFoundException.class, e.getCause(), e.toString());
         }
     }
