@@ -15,10 +15,10 @@ import io.tideline.proto.metadata.GroupOffsetCommit;
 import io.tideline.proto.metadata.ItemResult;
 import io.tideline.proto.metadata.MetadataRecord;
 import io.tideline.proto.metadata.OffsetCommitRecord;
-import io.tideline.proto.metadata.OffsetKey;
 import io.tideline.proto.metadata.RemoveGroupRecord;
 import io.tideline.proto.metadata.RemoveOffsetsRecord;
 import io.tideline.proto.metadata.StoreGroup;
+import io.tideline.proto.metadata.TopicPartitionRef;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -142,7 +142,7 @@ final class GroupHandlers {
         }
         RemoveOffsetsRecord.Builder removed = RemoveOffsetsRecord.newBuilder().setGroupId(cmd.getGroupId());
         Set<String> seen = new java.util.HashSet<>();
-        for (OffsetKey k : cmd.getPartitionsList()) {
+        for (TopicPartitionRef k : cmd.getPartitionsList()) {
             if (group.get().offset(k.getTopic(), k.getPartition()).isPresent()
                     && seen.add(k.getTopic() + "\u0000" + k.getPartition())) {
                 removed.addPartitions(k);

@@ -3,7 +3,7 @@ package io.tideline.node.group;
 import io.tideline.common.errors.Errors;
 import io.tideline.proto.metadata.ControllerCommand;
 import io.tideline.proto.metadata.DeleteGroupOffsets;
-import io.tideline.proto.metadata.OffsetKey;
+import io.tideline.proto.metadata.TopicPartitionRef;
 import java.nio.ByteBuffer;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -76,7 +76,7 @@ public final class OffsetDeletion {
                 for (int p : t.getValue()) {
                     results.put(key(t.getKey(), p), kept ? Errors.GROUP_SUBSCRIBED_TO_TOPIC : Errors.NONE);
                     if (!kept) {
-                        command.addPartitions(OffsetKey.newBuilder().setTopic(t.getKey()).setPartition(p));
+                        command.addPartitions(TopicPartitionRef.newBuilder().setTopic(t.getKey()).setPartition(p));
                     }
                 }
             }

@@ -2,7 +2,7 @@ package io.tideline.node.metadata;
 
 import io.tideline.proto.metadata.CommittedOffset;
 import io.tideline.proto.metadata.GroupMetadataRecord;
-import io.tideline.proto.metadata.OffsetKey;
+import io.tideline.proto.metadata.TopicPartitionRef;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Optional;
@@ -74,7 +74,7 @@ public final class GroupImage {
         return new GroupImage(groupId, metadata, next);
     }
 
-    GroupImage withoutOffsets(Collection<OffsetKey> removed) {
+    GroupImage withoutOffsets(Collection<TopicPartitionRef> removed) {
         TreeMap<String, CommittedOffset> next = new TreeMap<>(offsets);
         removed.forEach(k -> next.remove(offsetKey(k.getTopic(), k.getPartition())));
         return new GroupImage(groupId, metadata, next);

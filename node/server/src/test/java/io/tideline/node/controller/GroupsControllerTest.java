@@ -19,8 +19,8 @@ import io.tideline.proto.metadata.GroupMemberRecord;
 import io.tideline.proto.metadata.GroupMetadataRecord;
 import io.tideline.proto.metadata.GroupOffsetCommit;
 import io.tideline.proto.metadata.MetadataSnapshot;
-import io.tideline.proto.metadata.OffsetKey;
 import io.tideline.proto.metadata.StoreGroup;
+import io.tideline.proto.metadata.TopicPartitionRef;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -144,8 +144,8 @@ class GroupsControllerTest {
         assertTrue(h.image.group("busy").orElseThrow().hasMembers(), "a group with members stays");
     }
 
-    private static OffsetKey key(String topic, int partition) {
-        return OffsetKey.newBuilder().setTopic(topic).setPartition(partition).build();
+    private static TopicPartitionRef key(String topic, int partition) {
+        return TopicPartitionRef.newBuilder().setTopic(topic).setPartition(partition).build();
     }
 
     @Test
