@@ -76,6 +76,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -89,8 +90,8 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
     private static final Logger log = LoggerFactory.getLogger(AdminApiService.class);
     static final int DEFAULT_TIMEOUT_MS = 30_000;
 
-    /** The broker's min.insync.replicas: what a topic without its own override has. */
-    private final int defaultMinInsyncReplicas;
+    /** The broker's min.insync.replicas (dynamic, B56): what a topic without its own override has. */
+    private final IntSupplier defaultMinInsyncReplicas;
     private final int brokerId;
     private final Supplier<MetadataImage> image;
     private final ReplicaManager replicaManager;
@@ -104,12 +105,12 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
 
     /** @param voters the metadata quorum's voters (controller.quorum.voters), for DescribeCluster */
     public AdminApiService(int brokerId, Supplier<MetadataImage> image, ReplicaManager replicaManager,
-                           ControllerClient controller, int defaultMinInsyncReplicas,
+                           ControllerClient controller, IntSupplier defaultMinInsyncReplicas,
                            BrokerConfigResolver brokerConfigResolver, LogManager logManager, String clusterId,
                            Map<Integer, InetSocketAddress> voters) {
         this.cluster = new ClusterDescriber(brokerId, clusterId, voters, image, controller);
         this.brokerId = brokerId;
-        this.defaultMinInsyncReplicas = defaultMinInsyncReplicas;
+        this.defaultMinInsyncReplicas = Objects.requireNonNull(defaultMinInsyncReplicas, "defaultMinInsyncReplicas");
         this.image = Objects.requireNonNull(image, "image");
         this.replicaManager = Objects.requireNonNull(replicaManager, "replicaManager");
         this.controller = Objects.requireNonNull(controller, "controller");
@@ -247,7 +248,7 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
                         .setErrorMessage("unknown topic '" + name + "'"));
                 continue;
             }
-            b.addTopics(describe(current, t.get(), defaultMinInsyncReplicas));
+            b.addTopics(describe(current, t.get(), defaultMinInsyncReplicas.getAsInt()));
         }
         ClientApiService.respond(observer, b.build());
     }

@@ -38,8 +38,12 @@ public final class BrokerConfigResolver {
         }
     }
 
-    /** What a broker runs with: the log defaults every topic override applies over, and the throttle rates. */
-    public record Effective(LogConfig logDefaults, long leaderThrottledRate, long followerThrottledRate) {
+    /**
+     * What a broker runs with: the log defaults every topic override applies over, the min.insync.replicas of
+     * topics without their own, and the throttle rates.
+     */
+    public record Effective(LogConfig logDefaults, int minInsyncReplicas, long leaderThrottledRate,
+                            long followerThrottledRate) {
     }
 
     private final Map<String, Object> staticProps;
@@ -77,7 +81,8 @@ public final class BrokerConfigResolver {
         merged.putAll(perBroker);
         LogConfig logDefaults = StoreConfig.fromMap(merged).logConfigDefaults();
         ReplicationConfig replication = ReplicationConfig.fromMap(merged);
-        return new Effective(logDefaults, replication.leaderThrottledRate(), replication.followerThrottledRate());
+        return new Effective(logDefaults, replication.minInsyncReplicas(), replication.leaderThrottledRate(),
+                replication.followerThrottledRate());
     }
 
     /**

@@ -13,10 +13,12 @@ import java.util.TreeSet;
 /**
  * The broker keys that may change at runtime ({@code admin configs --alter --entity-type brokers}), per
  * broker or as the cluster-wide default: the store's broker-level defaults of the topic keys (Kafka's
- * {@code log.*} synonyms, re-resolved into every log's config) and the two replication throttle rates
- * (set on the running quotas). Each is declared once, where its static form is ({@link StoreConfig},
- * {@link ReplicationConfig}); this class only picks them, so a dynamic value passes the same validator as
- * a value in node.properties.
+ * {@code log.*} synonyms, re-resolved into every log's config), {@code min.insync.replicas} (re-applied to
+ * every partition whose topic has no value of its own), the two replication throttle rates (set on the
+ * running quotas), and {@code unclean.leader.election.enable}, which the controller reads, so only as the
+ * cluster-wide default ({@link #CLUSTER_DEFAULT_ONLY}). Each is declared once, where its static form is
+ * ({@link StoreConfig}, {@link ReplicationConfig}, {@link NodeConfig}); this class only picks them, so a
+ * dynamic value passes the same validator as a value in node.properties.
  *
  * <p>{@code log.retention.check.interval.ms} is not among them: as in Kafka, the retention task's period is
  * fixed at start. Stateless and thread-safe.
@@ -36,8 +38,18 @@ public final class DynamicBrokerConfigs {
             StoreConfig.LOG_MESSAGE_TIMESTAMP_TYPE_CONFIG);
 
     private static final List<String> REPLICATION_KEYS = List.of(
+            ReplicationConfig.MIN_INSYNC_REPLICAS_CONFIG,
             ReplicationConfig.LEADER_REPLICATION_THROTTLED_RATE_CONFIG,
             ReplicationConfig.FOLLOWER_REPLICATION_THROTTLED_RATE_CONFIG);
+
+    private static final List<String> CONTROLLER_KEYS = List.of(NodeConfig.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG);
+
+    /**
+     * Keys the controller quorum reads when it elects leaders. Kafka takes the active controller's own value
+     * before the cluster-wide default; here every voter applies each command itself and must decide alike,
+     * so only a value in the metadata image that is the same for all of them counts: the default.
+     */
+    public static final Set<String> CLUSTER_DEFAULT_ONLY = Set.copyOf(CONTROLLER_KEYS);
 
     /** Kafka's synonym groups, highest precedence first: a key set in ms beats the same in minutes or hours. */
     private static final List<List<String>> SYNONYM_GROUPS = List.of(
@@ -55,6 +67,7 @@ public final class DynamicBrokerConfigs {
         ConfigDef def = new ConfigDef();
         copy(StoreConfig.configDef(), STORE_KEYS, def);
         copy(ReplicationConfig.configDef(), REPLICATION_KEYS, def);
+        copy(NodeConfig.configDef(), CONTROLLER_KEYS, def);
         return def;
     }
 

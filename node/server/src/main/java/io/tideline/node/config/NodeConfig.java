@@ -117,7 +117,9 @@ public final class NodeConfig extends AbstractConfig {
             .define(UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG, BOOLEAN, UNCLEAN_LEADER_ELECTION_ENABLE_DEFAULT, HIGH,
                     "The cluster-wide default for the topic key of the same name: whether the controller may "
                     + "elect a replica outside the ISR when no ISR member is alive. false keeps such a "
-                    + "partition offline until an ISR member returns, so committed records are not lost.")
+                    + "partition offline until an ISR member returns, so committed records are not lost. The "
+                    + "controller reads this node's value unless a cluster-wide dynamic default "
+                    + "(--entity-default) is set; all controllers should have the same.")
             .define(BROKER_RACK_CONFIG, STRING, BROKER_RACK_DEFAULT, LOW,
                     "The rack (or availability zone) of this broker. When racks are set, the controller "
                     + "spreads each partition's replicas over as many racks as it can. Empty: no rack.")

@@ -41,6 +41,16 @@ final class BrokerConfigHandlers {
         if (!notDynamic.isEmpty()) {
             return ControllerResult.error(Errors.INVALID_CONFIG, "Cannot update these configs dynamically: " + notDynamic);
         }
+        if (brokerId != DynamicBrokerConfigs.CLUSTER_DEFAULT) {
+            TreeSet<String> defaultOnly = new TreeSet<>();
+            cmd.getSetList().forEach(e -> defaultOnly.add(e.getKey()));
+            defaultOnly.retainAll(DynamicBrokerConfigs.CLUSTER_DEFAULT_ONLY);
+            if (!defaultOnly.isEmpty()) {
+                return ControllerResult.error(Errors.INVALID_CONFIG, "Cannot set " + defaultOnly + " for broker "
+                        + brokerId + ": the controller quorum elects leaders and reads only the cluster-wide default "
+                        + "(--entity-default) and its static value (docs/behaviours.md B58)");
+            }
+        }
         TreeMap<String, String> configs = new TreeMap<>(image.brokerConfigs(brokerId));
         for (ConfigEntry e : cmd.getSetList()) {
             configs.put(e.getKey(), e.getValue().trim());

@@ -91,7 +91,7 @@ final class BrokerHandlers {
         records.add(change);
         MetadataImage working = ImageReplayer.replay(image, List.of(change), image.offset(), image.term());
         for (TopicImage t : working.topics().values()) {
-            boolean unclean = TopicHandlers.uncleanElection(t, settings);
+            boolean unclean = TopicHandlers.uncleanElection(working, t, settings);
             for (PartitionRecord p : t.partitions().values()) {
                 if (p.getLeader() != LeaderElection.NO_LEADER || !p.getReplicasList().contains(cmd.getBrokerId())) {
                     continue;
@@ -142,7 +142,7 @@ final class BrokerHandlers {
         List<MetadataRecord> records = new ArrayList<>();
         Set<Integer> excluded = Set.of(brokerId);
         for (TopicImage t : image.topics().values()) {
-            boolean unclean = TopicHandlers.uncleanElection(t, settings);
+            boolean unclean = TopicHandlers.uncleanElection(image, t, settings);
             for (PartitionRecord p : t.partitions().values()) {
                 boolean inIsr = p.getIsrList().contains(brokerId);
                 boolean leads = p.getLeader() == brokerId;

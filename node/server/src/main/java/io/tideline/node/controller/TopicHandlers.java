@@ -2,6 +2,7 @@ package io.tideline.node.controller;
 
 import io.tideline.common.config.ConfigException;
 import io.tideline.common.errors.Errors;
+import io.tideline.node.config.DynamicBrokerConfigs;
 import io.tideline.node.config.TopicConfigs;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.node.metadata.TopicImage;
@@ -30,8 +31,17 @@ import java.util.TreeMap;
 /** Topic creation, deletion and config changes. Each topic of a request succeeds or fails on its own. */
 final class TopicHandlers {
 
-    static boolean uncleanElection(TopicImage topic, ControllerSettings settings) {
-        String value = topic.configs().get(TopicConfigs.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG);
+    /**
+     * Whether {@code topic} may get a leader from outside its ISR: the topic's own value, else the cluster-wide
+     * dynamic default in the image, else the static one. Both come from the image or the settings every voter
+     * shares, so every voter decides alike (docs/behaviours.md B58).
+     */
+    static boolean uncleanElection(MetadataImage image, TopicImage topic, ControllerSettings settings) {
+        String key = TopicConfigs.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG;
+        String value = topic.configs().get(key);
+        if (value == null) {
+            value = image.brokerConfigs(DynamicBrokerConfigs.CLUSTER_DEFAULT).get(key);
+        }
         return value == null ? settings.uncleanLeaderElectionEnable() : Boolean.parseBoolean(value);
     }
 

@@ -17,7 +17,9 @@ import org.slf4j.LoggerFactory;
  * Applies the dynamic broker configs of the metadata image to this broker without a restart: when the
  * cluster-wide default or this broker's own set changes, the effective values are resolved again over the
  * static file ({@link BrokerConfigResolver}) and the log defaults go to every log at once (a retention
- * change acts at the next retention pass), the throttle rates to the running quotas.
+ * change acts at the next retention pass), min.insync.replicas to the partition settings (the replica
+ * handler, which runs next, re-applies them to the partitions it changes), the throttle rates to the
+ * running quotas.
  *
  * <p>Runs before the replica handler on each image, so that a log created by that image's leads and
  * follows starts with the values in force. Not thread-safe: the publisher calls it on one thread.
@@ -29,15 +31,17 @@ public final class BrokerConfigApplier implements BrokerMetadataHandler {
     private final BrokerConfigResolver resolver;
     private final LogManager logManager;
     private final ReplicaManager replicaManager;
+    private final PartitionSettingsResolver partitionSettings;
     private Map<String, String> appliedDefault = Map.of();
     private Map<String, String> appliedOwn = Map.of();
 
     public BrokerConfigApplier(int brokerId, BrokerConfigResolver resolver, LogManager logManager,
-                               ReplicaManager replicaManager) {
+                               ReplicaManager replicaManager, PartitionSettingsResolver partitionSettings) {
         this.brokerId = brokerId;
         this.resolver = Objects.requireNonNull(resolver, "resolver");
         this.logManager = Objects.requireNonNull(logManager, "logManager");
         this.replicaManager = Objects.requireNonNull(replicaManager, "replicaManager");
+        this.partitionSettings = Objects.requireNonNull(partitionSettings, "partitionSettings");
     }
 
     @Override
@@ -51,12 +55,13 @@ public final class BrokerConfigApplier implements BrokerMetadataHandler {
         // next image tries again, rather than running with half of the change.
         BrokerConfigResolver.Effective effective = resolver.resolve(clusterDefault, own);
         logManager.updateDefaults(effective.logDefaults());
+        partitionSettings.setBrokerMinInsyncReplicas(effective.minInsyncReplicas());
         replicaManager.leaderQuota().setRate(effective.leaderThrottledRate());
         replicaManager.followerQuota().setRate(effective.followerThrottledRate());
         log.info("Dynamic broker configs applied (cluster default {}, broker {} {}): log defaults {}, "
-                + "leader.replication.throttled.rate {}, follower.replication.throttled.rate {}", clusterDefault,
-                brokerId, own, effective.logDefaults(), effective.leaderThrottledRate(),
-                effective.followerThrottledRate());
+                + "min.insync.replicas {}, leader.replication.throttled.rate {}, "
+                + "follower.replication.throttled.rate {}", clusterDefault, brokerId, own, effective.logDefaults(),
+                effective.minInsyncReplicas(), effective.leaderThrottledRate(), effective.followerThrottledRate());
         appliedDefault = Map.copyOf(clusterDefault);
         appliedOwn = Map.copyOf(own);
     }

@@ -7,6 +7,7 @@ import io.tideline.node.broker.MetadataDelta;
 import io.tideline.node.broker.PartitionToFollow;
 import io.tideline.node.broker.PartitionToLead;
 import io.tideline.node.broker.PartitionToStop;
+import io.tideline.node.config.TopicConfigs;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.node.metadata.TopicImage;
 import io.tideline.proto.metadata.PartitionRecord;
@@ -39,6 +40,8 @@ public final class ReplicaMetadataHandler implements BrokerMetadataHandler {
     private final PartitionSettingsResolver settings;
     /** Topic configs as last applied, by topic id: a change re-applies the settings of hosted partitions. */
     private final Map<String, SortedMap<String, String>> appliedConfigs = new HashMap<>();
+    /** The broker's min.insync.replicas as last applied: a dynamic change re-applies topics without their own. */
+    private int appliedBrokerMinIsr;
 
     public ReplicaMetadataHandler(int brokerId, ReplicaManager replicaManager, LogManager logManager,
                                   PartitionSettingsResolver settings) {
@@ -46,6 +49,7 @@ public final class ReplicaMetadataHandler implements BrokerMetadataHandler {
         this.replicaManager = Objects.requireNonNull(replicaManager, "replicaManager");
         this.logManager = Objects.requireNonNull(logManager, "logManager");
         this.settings = Objects.requireNonNull(settings, "settings");
+        this.appliedBrokerMinIsr = settings.brokerMinInsyncReplicas();
     }
 
     @Override
@@ -80,28 +84,39 @@ public final class ReplicaMetadataHandler implements BrokerMetadataHandler {
         replicaManager.updateLiveBrokers(liveBrokers(image));
     }
 
-    /** Topics whose configs changed: partitions not already re-applied above get their new settings. */
+    /**
+     * Topics whose configs changed, and, when the broker's min.insync.replicas changed, topics without their
+     * own: partitions not already re-applied above get their new settings.
+     */
     private void applyConfigChanges(MetadataDelta delta, MetadataImage image) {
         Set<TopicPartition> applied = new HashSet<>();
         delta.partitionsToLead().forEach(p -> applied.add(p.topicPartition()));
         delta.partitionsToFollow().forEach(p -> applied.add(p.topicPartition()));
+        int brokerMinIsr = settings.brokerMinInsyncReplicas();
+        boolean brokerMinIsrChanged = brokerMinIsr != appliedBrokerMinIsr;
         Map<String, SortedMap<String, String>> current = new HashMap<>();
         for (TopicImage topic : image.topics().values()) {
             current.put(topic.id(), topic.configs());
             SortedMap<String, String> before = appliedConfigs.get(topic.id());
-            if (before == null || before.equals(topic.configs())) {
+            boolean topicChanged = before != null && !before.equals(topic.configs());
+            boolean followsBroker = brokerMinIsrChanged
+                    && !topic.configs().containsKey(TopicConfigs.MIN_IN_SYNC_REPLICAS_CONFIG);
+            if (!topicChanged && !followsBroker) {
                 continue;
             }
             for (PartitionRecord p : topic.partitions().values()) {
                 TopicPartition tp = new TopicPartition(topic.name(), p.getPartition());
                 if (p.getReplicasList().contains(brokerId) && !applied.contains(tp)) {
-                    log.info("Topic configs of {} changed; applying them to {}", topic.name(), tp);
+                    log.info("{} changed; applying the settings again to {}", topicChanged
+                            ? "Topic configs of " + topic.name() : "The broker's min.insync.replicas (" + brokerMinIsr
+                            + ")", tp);
                     replicaManager.updateSettings(tp, settings.resolve(topic, p.getPartition(), brokerId));
                 }
             }
         }
         appliedConfigs.clear();
         appliedConfigs.putAll(current);
+        appliedBrokerMinIsr = brokerMinIsr;
     }
 
     private static Set<Integer> liveBrokers(MetadataImage image) {

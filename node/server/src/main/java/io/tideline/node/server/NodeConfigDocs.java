@@ -93,10 +93,15 @@ public final class NodeConfigDocs {
                 + "--entity-default)` ([cli.md](cli.md)); they are kept in the metadata quorum and every broker "
                 + "applies them without a restart. Precedence: the broker's own dynamic value, then the "
                 + "cluster-wide default, then the node's file, then the built-in default (for the log.* keys in "
-                + "[configuration.md](configuration.md), for the throttle rates above) "
-                + "([behaviours.md B56](behaviours.md#b56-dynamic-broker-configs-precedence)). Any other key is "
-                + "refused with INVALID_CONFIG.\n"
+                + "[configuration.md](configuration.md), for the others above); a topic's own value of the "
+                + "matching topic key beats them all "
+                + "([behaviours.md B56](behaviours.md#b56-dynamic-broker-configs-precedence)). A key marked "
+                + "\"cluster-wide default only\" is read by the controller quorum, which takes no broker's own "
+                + "value ([B58](behaviours.md#b58-dynamic-broker-configs-refusals)). Any other key is refused "
+                + "with INVALID_CONFIG.\n"
                 + "\n"
-                + DynamicBrokerConfigs.names().stream().map(k -> "- `" + k + "`\n").collect(Collectors.joining());
+                + DynamicBrokerConfigs.names().stream().map(k -> "- `" + k + "`"
+                        + (DynamicBrokerConfigs.CLUSTER_DEFAULT_ONLY.contains(k) ? " (cluster-wide default only)" : "")
+                        + "\n").collect(Collectors.joining());
     }
 }

@@ -213,9 +213,11 @@ public final class TidelineNode implements AutoCloseable {
                 lifecycle::brokerEpoch, this::image);
         replicaManager.setStorageErrorListener(logDirFailures::onStorageError);
         BrokerConfigResolver brokerConfigs = new BrokerConfigResolver(config.originals());
-        BrokerConfigApplier configApplier = new BrokerConfigApplier(id, brokerConfigs, logManager, replicaManager);
+        PartitionSettingsResolver partitionSettings = new PartitionSettingsResolver(config.replication());
+        BrokerConfigApplier configApplier = new BrokerConfigApplier(id, brokerConfigs, logManager, replicaManager,
+                partitionSettings);
         ReplicaMetadataHandler replicaHandler = new ReplicaMetadataHandler(id, replicaManager, logManager,
-                new PartitionSettingsResolver(config.replication()));
+                partitionSettings);
         // Dynamic broker configs first: logs the replica handler creates start with the values in force.
         publisher = new BrokerMetadataPublisher(id, (delta, image) -> {
             configApplier.onDelta(delta, image);
@@ -237,7 +239,7 @@ public final class TidelineNode implements AutoCloseable {
         requestHandlers = Executors.newFixedThreadPool(config.numIoThreads(),
                 r -> daemon(r, "tideline-" + id + "-request-handler-" + handlerCount.incrementAndGet()));
         AdminApiService adminService = new AdminApiService(id, this::image, replicaManager, controllerClient,
-                config.replication().minInsyncReplicas(), brokerConfigs, logManager, nodeConfig.clusterId(),
+                partitionSettings::brokerMinInsyncReplicas, brokerConfigs, logManager, nodeConfig.clusterId(),
                 nodeConfig.voters());
         // Calls are looked up on their connection's transport thread (direct), then run on the request handlers;
         // a connection's Produce calls one at a time in arrival order, for the idempotent producer (ProduceOrdering).

@@ -15,9 +15,12 @@ import com.codahale.metrics.MetricRegistry;
 import io.tideline.common.TopicPartition;
 import io.tideline.common.time.MockScheduler;
 import io.tideline.common.time.MockTime;
+import io.tideline.node.config.BrokerConfigResolver;
 import io.tideline.node.metadata.MetadataImage;
+import io.tideline.node.replica.BrokerConfigApplier;
 import io.tideline.node.replica.PartitionSettingsResolver;
 import io.tideline.node.replica.ReplicaMetadataHandler;
+import io.tideline.proto.metadata.BrokerConfigRecord;
 import io.tideline.proto.metadata.ChangeReason;
 import io.tideline.proto.metadata.ConfigEntry;
 import io.tideline.proto.metadata.ConfigRecord;
@@ -63,8 +66,22 @@ class ReplicaMetadataHandlerTest {
         replicaManager = new ReplicaManager(1, config, logManager, time, scheduler,
                 (tp, id, epoch, proposal) -> new CompletableFuture<>(), FailedReplicaReporter.NONE,
                 broker -> Optional.empty(), new MetricRegistry());
-        publisher = new BrokerMetadataPublisher(1, new ReplicaMetadataHandler(1, replicaManager, logManager,
-                new PartitionSettingsResolver(config)));
+        PartitionSettingsResolver partitionSettings = new PartitionSettingsResolver(config);
+        BrokerConfigApplier brokerConfigs = new BrokerConfigApplier(1, new BrokerConfigResolver(
+                Map.of("log.dirs", dir.toString(), "min.insync.replicas", "1")), logManager, replicaManager,
+                partitionSettings);
+        ReplicaMetadataHandler replicas = new ReplicaMetadataHandler(1, replicaManager, logManager, partitionSettings);
+        // The node's order: dynamic broker configs first, then the replicas.
+        publisher = new BrokerMetadataPublisher(1, (delta, image) -> {
+            brokerConfigs.onDelta(delta, image);
+            replicas.onDelta(delta, image);
+        });
+    }
+
+    private static MetadataRecord brokerConfig(int brokerId, Map<String, String> entries) {
+        BrokerConfigRecord.Builder b = BrokerConfigRecord.newBuilder().setBrokerId(brokerId);
+        entries.forEach((k, v) -> b.addEntries(ConfigEntry.newBuilder().setKey(k).setValue(v)));
+        return MetadataRecord.newBuilder().setBrokerConfig(b).build();
     }
 
     @AfterEach
@@ -102,6 +119,36 @@ class ReplicaMetadataHandlerTest {
         assertFalse(replicaManager.partition(TP).get().isLeader());
         assertTrue(replicaManager.fetcherManager().isFollowing(TP));
         assertEquals(2, replicaManager.followerStatus(TP).orElseThrow().leaderId());
+    }
+
+    @Test
+    void aDynamicBrokerMinInsyncReplicasReachesTheLeadersOfTopicsWithoutTheirOwn() {
+        TopicPartition audit = new TopicPartition("audit", 0);
+        MetadataImage led = replay(fourBrokers(), 11, topic("orders", "t1"), topic("audit", "t2"),
+                configs("t2", "min.insync.replicas", "1"),
+                created(partition("t1", 0, List.of(1, 2), List.of(1, 2), 1, 0, 0)),
+                created(partition("t2", 0, List.of(1, 2), List.of(1, 2), 1, 0, 0)));
+        publisher.publish(led);
+        assertEquals(1, replicaManager.partition(TP).orElseThrow().minInsyncReplicas(), "static");
+
+        MetadataImage clusterWide = replay(led, 12, brokerConfig(-1, Map.of("min.insync.replicas", "2")));
+        publisher.publish(clusterWide);
+        assertEquals(2, settings().minInsyncReplicas());
+        assertEquals(2, replicaManager.partition(TP).get().minInsyncReplicas(), "the leader checks produces against it");
+        assertEquals(1, replicaManager.partition(audit).orElseThrow().minInsyncReplicas(), "the topic's own value wins");
+
+        // This broker's own value beats the default; deleting it lets the default back.
+        MetadataImage own = replay(clusterWide, 13, brokerConfig(1, Map.of("min.insync.replicas", "1")));
+        publisher.publish(own);
+        assertEquals(1, replicaManager.partition(TP).get().minInsyncReplicas());
+        MetadataImage back = replay(own, 14, brokerConfig(1, Map.of()));
+        publisher.publish(back);
+        assertEquals(2, replicaManager.partition(TP).get().minInsyncReplicas());
+
+        // A partition created after the change starts with it.
+        publisher.publish(replay(back, 15, topic("later", "t3"),
+                created(partition("t3", 0, List.of(1, 2), List.of(1, 2), 1, 0, 0))));
+        assertEquals(2, replicaManager.partition(new TopicPartition("later", 0)).orElseThrow().minInsyncReplicas());
     }
 
     @Test

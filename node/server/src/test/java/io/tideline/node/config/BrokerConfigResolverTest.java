@@ -40,6 +40,11 @@ class BrokerConfigResolverTest {
         assertEquals(7000L, withOwn.logDefaults().retentionMs(), "the broker's own beats the default");
         assertEquals(42L, withOwn.leaderThrottledRate());
         assertEquals(4096, withOwn.logDefaults().segmentBytes(), "keys no dynamic source sets stay static");
+
+        assertEquals(1, none.minInsyncReplicas(), "built-in");
+        assertEquals(2, resolver.resolve(Map.of("min.insync.replicas", "2"), Map.of()).minInsyncReplicas());
+        assertEquals(3, resolver.resolve(Map.of("min.insync.replicas", "2"), Map.of("min.insync.replicas", "3"))
+                .minInsyncReplicas());
     }
 
     @Test

@@ -85,6 +85,54 @@ class BrokerConfigsControllerTest {
     }
 
     @Test
+    void theClusterDefaultUncleanElectionDecidesForTopicsWithoutTheirOwnOverTheStaticValue() {
+        ControllerHarness h = new ControllerHarness(false);
+        h.brokers(0, 1);
+        h.createTopic("follows", 1, 2);
+        h.apply(ControllerCommand.newBuilder().setCreateTopics(io.tideline.proto.metadata.CreateTopics.newBuilder()
+                .addTopics(io.tideline.proto.metadata.CreatableTopic.newBuilder().setName("strict").setNumPartitions(1)
+                        .setReplicationFactor(2).addConfigs(ConfigEntry.newBuilder()
+                                .setKey("unclean.leader.election.enable").setValue("false")))));
+        assertEquals(Errors.NONE, h.apply(alter(-1, Map.of("unclean.leader.election.enable", "true"), List.of())).error());
+
+        // Both replicas go; the one that went first is out of the ISR when it returns.
+        int last = h.partition("follows", 0).getLeader();
+        int other = 1 - last;
+        h.fence(other);
+        h.fence(last);
+        assertEquals(-1, h.partition("follows", 0).getLeader());
+        h.unfence(other);
+        assertEquals(other, h.partition("follows", 0).getLeader(), "the dynamic default allows it out of the ISR");
+        assertEquals(List.of(other), h.partition("follows", 0).getIsrList());
+        assertEquals(-1, h.partition("strict", 0).getLeader(), "the topic's own false beats the default");
+
+        // Deleting the default brings back the static false: the next election is clean again.
+        h.apply(alter(-1, Map.of(), List.of("unclean.leader.election.enable")));
+        h.unfence(last);
+        h.fence(other);
+        assertEquals(-1, h.partition("follows", 0).getLeader(),
+                "the live replica is out of the ISR, and static false allows no unclean leader");
+    }
+
+    @Test
+    void uncleanElectionForOneBrokerIsRefusedBecauseTheControllerReadsOnlyTheDefault() {
+        ControllerHarness h = new ControllerHarness(false);
+        h.brokers(1);
+        ControllerResult r = h.apply(alter(1, Map.of("unclean.leader.election.enable", "true",
+                "min.insync.replicas", "2"), List.of()));
+        assertEquals(Errors.INVALID_CONFIG, r.error());
+        assertEquals("Cannot set [unclean.leader.election.enable] for broker 1: the controller quorum elects leaders "
+                + "and reads only the cluster-wide default (--entity-default) and its static value "
+                + "(docs/behaviours.md B58)", r.response().getErrorMessage());
+        assertEquals(List.of(), r.records(), "nothing of the request, min.insync.replicas neither");
+        assertEquals(Errors.NONE, h.apply(alter(1, Map.of("min.insync.replicas", "2"), List.of())).error(),
+                "min.insync.replicas is a broker's own");
+        assertEquals(Errors.INVALID_CONFIG, h.apply(alter(-1, Map.of("min.insync.replicas", "0"), List.of())).error());
+        assertEquals(Errors.INVALID_CONFIG, h.apply(alter(-1, Map.of("unclean.leader.election.enable", "maybe"),
+                List.of())).error());
+    }
+
+    @Test
     void anUnregisteredBrokerIsBrokerNotAvailableAndANegativeIdOtherThanTheDefaultIsInvalidRequest() {
         ControllerHarness h = new ControllerHarness(false);
         h.brokers(1, 2);

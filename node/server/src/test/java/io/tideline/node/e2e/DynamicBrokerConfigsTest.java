@@ -131,6 +131,37 @@ class DynamicBrokerConfigsTest {
     }
 
     @Test
+    void aClusterDefaultMinInsyncReplicasRefusesAcksAllProducesToTopicsWithoutTheirOwnUntilDeleted() throws Exception {
+        createOn("min-isr-follows", 1, Map.of());
+        createOn("min-isr-own", 1, Map.of("min.insync.replicas", "1"));
+        TopicPartition follows = new TopicPartition("min-isr-follows", 0);
+        try (TidelineProducer producer = new TidelineProducer(E2e.clientConfig(cluster, Map.of("acks", "all",
+                "retries", "0")))) {
+            producer.send(new ProducerRecord(follows.topic(), 0, null, E2e.bytes("before"))).get();
+
+            admin.alterBrokerConfigs(OptionalInt.empty(), Map.of("min.insync.replicas", "2"), List.of());
+            Awaitility.await("broker 1's leader takes the default").atMost(E2e.WAIT).until(() ->
+                    cluster.node(1).replicaManager().partition(follows).orElseThrow().minInsyncReplicas() == 2);
+            // One replica, two needed: Kafka's answer for an acks=all produce is NOT_ENOUGH_REPLICAS.
+            java.util.concurrent.ExecutionException refused = assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> producer.send(new ProducerRecord(follows.topic(), 0, null, E2e.bytes("refused"))).get());
+            assertEquals(Errors.NOT_ENOUGH_REPLICAS, ((TidelineClientException) refused.getCause()).error(),
+                    String.valueOf(refused.getCause()));
+            producer.send(new ProducerRecord("min-isr-own", 0, null, E2e.bytes("own value 1"))).get();
+            // Any broker may answer the describe: each shows its own value, the default once it has it.
+            Awaitility.await("describe shows the broker's dynamic value for a topic without its own")
+                    .atMost(E2e.WAIT).until(() ->
+                            admin.describeTopics(List.of(follows.topic())).get(0).minInsyncReplicas() == 2);
+
+            admin.alterBrokerConfigs(OptionalInt.empty(), Map.of(), List.of("min.insync.replicas"));
+            Awaitility.await("the static value again").atMost(E2e.WAIT).until(() ->
+                    cluster.node(1).replicaManager().partition(follows).orElseThrow().minInsyncReplicas() == 1);
+            producer.send(new ProducerRecord(follows.topic(), 0, null, E2e.bytes("after"))).get();
+        }
+        assertEquals(2L, log(1, follows.topic()).logEndOffset(), "the refused record was not appended");
+    }
+
+    @Test
     void badKeysValuesAndBrokersAreTypedErrors() {
         TidelineClientException notDynamic = assertThrows(TidelineClientException.class, () -> admin.alterBrokerConfigs(
                 OptionalInt.of(1), Map.of("num.io.threads", "4"), List.of()));

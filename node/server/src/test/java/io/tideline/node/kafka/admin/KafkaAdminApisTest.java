@@ -527,7 +527,7 @@ class KafkaAdminApisTest {
         ServerConfig config = n.config();
         BrokerConfigResolver resolver = new BrokerConfigResolver(config.originals());
         AdminApiService service = new AdminApiService(node, n::image, n.replicaManager(), n.controllerClient(),
-                config.replication().minInsyncReplicas(), resolver, n.logManager(), config.node().clusterId(),
+                config.replication()::minInsyncReplicas, resolver, n.logManager(), config.node().clusterId(),
                 config.node().voters());
         AdminDeps deps = new AdminDeps(node, config.node().clusterId(), service, n::image, resolver, config.originals(),
                 config.node().numPartitions(), (short) config.node().defaultReplicationFactor(),
