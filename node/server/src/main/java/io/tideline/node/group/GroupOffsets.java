@@ -46,11 +46,11 @@ public final class GroupOffsets {
             for (OffsetCommitRequestData.OffsetCommitRequestPartition p : t.partitions()) {
                 String metadata = p.committedMetadata();
                 if (metadata != null && metadata.getBytes(StandardCharsets.UTF_8).length > registry.config.metadataMaxBytes()) {
-                    refused.put(key(t.name(), p.partitionIndex()), Errors.OFFSET_METADATA_TOO_LARGE);
+                    refused.put(RequestPartitionKey.of(t.name(), p.partitionIndex()), Errors.OFFSET_METADATA_TOO_LARGE);
                     continue;
                 }
                 if (t.name() == null || t.name().isEmpty() || p.partitionIndex() < 0) {
-                    refused.put(key(t.name(), p.partitionIndex()), Errors.UNKNOWN_TOPIC_OR_PARTITION);
+                    refused.put(RequestPartitionKey.of(t.name(), p.partitionIndex()), Errors.UNKNOWN_TOPIC_OR_PARTITION);
                     continue;
                 }
                 commit.addOffsets(CommittedOffset.newBuilder().setTopic(t.name()).setPartition(p.partitionIndex())
@@ -103,10 +103,6 @@ public final class GroupOffsets {
         }
     }
 
-    private static String key(String topic, int partition) {
-        return topic + "\u0000" + partition;
-    }
-
     private static OffsetCommitResponseData answer(OffsetCommitRequestData req,
                                                    java.util.function.Function<String, Errors> errorOf) {
         OffsetCommitResponseData response = new OffsetCommitResponseData();
@@ -114,7 +110,7 @@ public final class GroupOffsets {
             OffsetCommitResponseTopic topic = new OffsetCommitResponseTopic().setName(t.name());
             for (OffsetCommitRequestData.OffsetCommitRequestPartition p : t.partitions()) {
                 topic.partitions().add(new OffsetCommitResponsePartition().setPartitionIndex(p.partitionIndex())
-                        .setErrorCode(errorOf.apply(key(t.name(), p.partitionIndex())).code()));
+                        .setErrorCode(errorOf.apply(RequestPartitionKey.of(t.name(), p.partitionIndex())).code()));
             }
             response.topics().add(topic);
         }

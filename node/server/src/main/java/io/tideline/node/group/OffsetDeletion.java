@@ -24,11 +24,11 @@ public final class OffsetDeletion {
     /** The protocol type of Kafka's consumers, whose member metadata is a ConsumerProtocolSubscription. */
     private static final String CONSUMER = "consumer";
 
-    /** The top-level error, and per "topic NUL partition" of the request the partition's error. */
+    /** The top-level error, and per partition of the request ({@link RequestPartitionKey}) the partition's error. */
     public record Outcome(Errors error, Map<String, Errors> partitions) {
         /** A partition's error; only meaningful when {@link #error()} is NONE. */
         public Errors partition(String topic, int partition) {
-            return partitions.getOrDefault(key(topic, partition), Errors.NONE);
+            return partitions.getOrDefault(RequestPartitionKey.of(topic, partition), Errors.NONE);
         }
     }
 
@@ -38,10 +38,6 @@ public final class OffsetDeletion {
     OffsetDeletion(GroupRegistry registry, GroupAdmin admin) {
         this.registry = registry;
         this.admin = admin;
-    }
-
-    static String key(String topic, int partition) {
-        return topic + "\u0000" + partition;
     }
 
     /** @param partitions topic -> partitions, in the request's order */
@@ -74,7 +70,7 @@ public final class OffsetDeletion {
             for (Map.Entry<String, List<Integer>> t : partitions.entrySet()) {
                 boolean kept = subscribed == null || subscribed.contains(t.getKey());
                 for (int p : t.getValue()) {
-                    results.put(key(t.getKey(), p), kept ? Errors.GROUP_SUBSCRIBED_TO_TOPIC : Errors.NONE);
+                    results.put(RequestPartitionKey.of(t.getKey(), p), kept ? Errors.GROUP_SUBSCRIBED_TO_TOPIC : Errors.NONE);
                     if (!kept) {
                         command.addPartitions(TopicPartitionRef.newBuilder().setTopic(t.getKey()).setPartition(p));
                     }
