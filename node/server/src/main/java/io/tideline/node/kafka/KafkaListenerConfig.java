@@ -26,6 +26,8 @@ public final class KafkaListenerConfig {
     public static final String NUM_NETWORK_THREADS_CONFIG = "num.network.threads";
     public static final String CONNECTIONS_MAX_IDLE_MS_CONFIG = "connections.max.idle.ms";
     public static final String MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION_CONFIG = "kafka.max.in.flight.requests.per.connection";
+    public static final String MAX_CONNECTIONS_CONFIG = "max.connections";
+    public static final String MAX_CONNECTIONS_PER_IP_CONFIG = "max.connections.per.ip";
 
     private KafkaListenerConfig() {
     }
@@ -55,6 +57,14 @@ public final class KafkaListenerConfig {
                         + "followers (acks=all) no longer holds back reading the next one. 5 matches the Kafka "
                         + "producer's max.in.flight.requests.per.connection; 1 is Kafka's broker rule (read the next "
                         + "request only once the last answer is written). Beyond it a client's requests wait in its "
-                        + "socket. See docs/kafka-protocol.md, \"Pipelined requests\".");
+                        + "socket. See docs/kafka-protocol.md, \"Pipelined requests\".")
+                .define(MAX_CONNECTIONS_CONFIG, INT, Integer.MAX_VALUE, Range.atLeast(1), MEDIUM,
+                        "The most connections the Kafka listener keeps open at once. At the limit it stops "
+                        + "accepting until one closes: new connections wait in the accept backlog, as with Kafka "
+                        + "(kafka.network:type=Acceptor,name=AcceptorBlockedPercent). Kafka's key and default; "
+                        + "the gRPC listener's connections are not counted.")
+                .define(MAX_CONNECTIONS_PER_IP_CONFIG, INT, Integer.MAX_VALUE, Range.atLeast(1), MEDIUM,
+                        "The most Kafka listener connections from one IP address. One more from that address is "
+                        + "closed at once, with an INFO line. Kafka's key and default.");
     }
 }

@@ -7,6 +7,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannelRecvByteBufAllocator;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
@@ -24,7 +25,8 @@ import java.util.concurrent.TimeUnit;
  * One acceptor thread and {@code networkThreads} event-loop threads (Kafka's {@code num.network.threads}), named
  * {@code <prefix>-acceptor-N} and {@code <prefix>-network-N}; the APIs run on the node's request handler pool.
  * A connection idle for {@code connections.max.idle.ms} is closed by its {@link KafkaConnection}, which also
- * keeps at most {@code maxInFlight} of its requests unanswered.
+ * keeps at most {@code maxInFlight} of its requests unanswered. {@code max.connections} and
+ * {@code max.connections.per.ip} bound the connections where they are accepted ({@link KafkaConnectionQuotas}).
  *
  * <p>Thread-safe: {@link #start} once, then {@link #close} or {@link #closeNow} from any thread.
  */
@@ -45,13 +47,24 @@ public final class KafkaServer implements AutoCloseable {
     private final long maxIdleMs;
     private final int maxInFlight;
     private final Time time;
+    private final ConnectionLimits limits;
+    private final String listenerName;
+    private final com.codahale.metrics.MetricRegistry registry;
     private Channel serverChannel;
+
+    /** Kafka's {@code max.connections} and {@code max.connections.per.ip}; {@code Integer.MAX_VALUE}: no bound. */
+    public record ConnectionLimits(int maxConnections, int maxConnectionsPerIp) {
+        public static final ConnectionLimits NONE = new ConnectionLimits(Integer.MAX_VALUE, Integer.MAX_VALUE);
+    }
 
     public KafkaServer(String listenerName, InetSocketAddress bindAddress, KafkaApis apis, Executor handlers,
                        KafkaRequestMemory memory, int maxRequestBytes, long maxIdleMs, int maxInFlight,
-                       int networkThreads,
+                       int networkThreads, ConnectionLimits limits,
                        String threadPrefix,
                        com.codahale.metrics.MetricRegistry registry, Time time) {
+        this.listenerName = listenerName;
+        this.limits = java.util.Objects.requireNonNull(limits, "limits");
+        this.registry = registry;
         this.bindAddress = bindAddress;
         this.apis = apis;
         this.handlers = handlers;
@@ -81,6 +94,15 @@ public final class KafkaServer implements AutoCloseable {
                                 metrics, time));
                     }
                 });
+        // Constructed either way, so that its metric exists (at 0) as Kafka's does.
+        KafkaConnectionQuotas quotas = new KafkaConnectionQuotas(listenerName, limits.maxConnections(),
+                limits.maxConnectionsPerIp(), time, registry);
+        if (KafkaConnectionQuotas.bounded(limits.maxConnections(), limits.maxConnectionsPerIp())) {
+            // One connection per accept, so that the count reaches the bound before the next is taken (Netty
+            // would otherwise accept up to 16 in one read before any of them is counted).
+            b.option(ChannelOption.RCVBUF_ALLOCATOR, new ServerChannelRecvByteBufAllocator().maxMessagesPerRead(1))
+                    .handler(quotas);
+        }
         serverChannel = b.bind(bindAddress).sync().channel();
         return this;
     }

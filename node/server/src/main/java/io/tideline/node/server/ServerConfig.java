@@ -13,6 +13,7 @@ import io.tideline.common.config.ConfigException;
 import io.tideline.common.config.Range;
 import io.tideline.node.config.NodeConfig;
 import io.tideline.node.kafka.KafkaListenerConfig;
+import io.tideline.node.kafka.KafkaServer;
 import io.tideline.node.metrics.MetricsHttpConfig;
 import io.tideline.replication.ReplicationConfig;
 import io.tideline.store.config.StoreConfig;
@@ -234,6 +235,12 @@ public final class ServerConfig extends AbstractConfig {
 
     public int kafkaMaxInFlightRequestsPerConnection() {
         return getInt(KafkaListenerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION_CONFIG);
+    }
+
+    /** {@code max.connections} and {@code max.connections.per.ip} of the Kafka listener. */
+    public KafkaServer.ConnectionLimits kafkaConnectionLimits() {
+        return new KafkaServer.ConnectionLimits(getInt(KafkaListenerConfig.MAX_CONNECTIONS_CONFIG),
+                getInt(KafkaListenerConfig.MAX_CONNECTIONS_PER_IP_CONFIG));
     }
 
     public int numNetworkThreads() {

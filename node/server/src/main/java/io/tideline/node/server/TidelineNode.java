@@ -310,7 +310,8 @@ public final class TidelineNode implements AutoCloseable {
         kafkaServer = new KafkaServer(listeners.bind().name(),
                 new InetSocketAddress(listeners.bind().bindHost(), listeners.bind().port()), apis,
                 requestHandlers, requestMemory, config.socketRequestMaxBytes(), config.connectionsMaxIdleMs(),
-                config.kafkaMaxInFlightRequestsPerConnection(), config.numNetworkThreads(), "tideline-" + id + "-kafka",
+                config.kafkaMaxInFlightRequestsPerConnection(), config.numNetworkThreads(),
+                config.kafkaConnectionLimits(), "tideline-" + id + "-kafka",
                 metrics, time).start();
         log.info("Node {} serves Kafka's protocol on {}:{}", id, listeners.bind().bindHost(), kafkaServer.boundPort());
     }

@@ -29,7 +29,13 @@ final class KafkaWire implements AutoCloseable {
     private final OutputStream out;
 
     KafkaWire(int port) throws IOException {
-        socket = new Socket("127.0.0.1", port);
+        this(port, "127.0.0.1");
+    }
+
+    /** A connection from {@code localAddress}, another loopback address (127.0.0.2, ...), to 127.0.0.1. */
+    KafkaWire(int port, String localAddress) throws IOException {
+        socket = new Socket(java.net.InetAddress.getByName("127.0.0.1"), port,
+                java.net.InetAddress.getByName(localAddress), 0);
         socket.setSoTimeout(READ_TIMEOUT_MS);
         in = new DataInputStream(socket.getInputStream());
         out = socket.getOutputStream();
@@ -75,6 +81,11 @@ final class KafkaWire implements AutoCloseable {
 
     static RequestHeader headerOf(AbstractRequest request, int correlationId) {
         return new RequestHeader(request.apiKey(), request.version(), "wire-test", correlationId);
+    }
+
+    /** How long {@link #read} and {@link #assertClosedByNode} wait from now on. */
+    void readTimeout(int ms) throws IOException {
+        socket.setSoTimeout(ms);
     }
 
     void send(byte[] bytes) throws IOException {
