@@ -63,11 +63,6 @@ final class KafkaConnectionQuotas extends ChannelInboundHandlerAdapter {
                 + listenerName);
     }
 
-    /** Whether a bound is set: without one the listener accepts in batches, as Netty does by default. */
-    static boolean bounded(int maxConnections, int maxConnectionsPerIp) {
-        return maxConnections < Integer.MAX_VALUE || maxConnectionsPerIp < Integer.MAX_VALUE;
-    }
-
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         Channel child = (Channel) msg;

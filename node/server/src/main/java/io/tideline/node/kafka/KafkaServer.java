@@ -47,14 +47,16 @@ public final class KafkaServer implements AutoCloseable {
     private final long maxIdleMs;
     private final int maxInFlight;
     private final Time time;
-    private final ConnectionLimits limits;
-    private final String listenerName;
-    private final com.codahale.metrics.MetricRegistry registry;
+    private final boolean bounded;
+    private final KafkaConnectionQuotas quotas;
     private Channel serverChannel;
 
     /** Kafka's {@code max.connections} and {@code max.connections.per.ip}; {@code Integer.MAX_VALUE}: no bound. */
     public record ConnectionLimits(int maxConnections, int maxConnectionsPerIp) {
-        public static final ConnectionLimits NONE = new ConnectionLimits(Integer.MAX_VALUE, Integer.MAX_VALUE);
+        /** Whether a bound is set: without one the listener accepts in batches, as Netty does by default. */
+        boolean bounded() {
+            return maxConnections < Integer.MAX_VALUE || maxConnectionsPerIp < Integer.MAX_VALUE;
+        }
     }
 
     public KafkaServer(String listenerName, InetSocketAddress bindAddress, KafkaApis apis, Executor handlers,
@@ -62,9 +64,10 @@ public final class KafkaServer implements AutoCloseable {
                        int networkThreads, ConnectionLimits limits,
                        String threadPrefix,
                        com.codahale.metrics.MetricRegistry registry, Time time) {
-        this.listenerName = listenerName;
-        this.limits = java.util.Objects.requireNonNull(limits, "limits");
-        this.registry = registry;
+        this.bounded = limits.bounded();
+        // Constructed either way, so that its metric exists (at 0) as Kafka's does.
+        this.quotas = new KafkaConnectionQuotas(listenerName, limits.maxConnections(), limits.maxConnectionsPerIp(),
+                time, registry);
         this.bindAddress = bindAddress;
         this.apis = apis;
         this.handlers = handlers;
@@ -94,10 +97,7 @@ public final class KafkaServer implements AutoCloseable {
                                 metrics, time));
                     }
                 });
-        // Constructed either way, so that its metric exists (at 0) as Kafka's does.
-        KafkaConnectionQuotas quotas = new KafkaConnectionQuotas(listenerName, limits.maxConnections(),
-                limits.maxConnectionsPerIp(), time, registry);
-        if (KafkaConnectionQuotas.bounded(limits.maxConnections(), limits.maxConnectionsPerIp())) {
+        if (bounded) {
             // One connection per accept, so that the count reaches the bound before the next is taken (Netty
             // would otherwise accept up to 16 in one read before any of them is counted).
             b.option(ChannelOption.RCVBUF_ALLOCATOR, new ServerChannelRecvByteBufAllocator().maxMessagesPerRead(1))
