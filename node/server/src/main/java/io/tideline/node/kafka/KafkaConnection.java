@@ -58,9 +58,10 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     /**
      * SIZE and BODY read; HANDLING: the last request read is with its API's {@code handle}, nothing more is read;
      * WAITING_FOR_ROOM: it has been handled, and reading goes on once fewer than the allowed number of requests
-     * are unanswered.
+     * are unanswered; CLOSING: a frame was refused while earlier requests were unanswered, nothing more is read and
+     * the connection closes once their answers are written (see {@link #closeMalformed}).
      */
-    private enum State { SIZE, WAITING_FOR_MEMORY, BODY, HANDLING, WAITING_FOR_ROOM, CLOSED }
+    private enum State { SIZE, WAITING_FOR_MEMORY, BODY, HANDLING, WAITING_FOR_ROOM, CLOSING, CLOSED }
 
     /**
      * A request read and not yet answered; {@code known} once its answer is (null: none is sent). The instants
@@ -142,7 +143,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf in = (ByteBuf) msg;
         try {
-            if (state != State.CLOSED) {
+            if (state != State.CLOSED && state != State.CLOSING) {
                 pending.writeBytes(in);
             }
         } finally {
@@ -349,6 +350,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
             writing = false;
         }
         readNextIfRoom();
+        closeIfAnswered();
     }
 
     private boolean write(Answer a) {
@@ -372,6 +374,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
                 timed(a, time.nanoseconds());
                 unanswered--;
                 readNextIfRoom();
+                closeIfAnswered();
             } else {
                 close();
             }
@@ -414,12 +417,32 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
         return t;
     }
 
+    /**
+     * Refuses the peer's bytes: one WARN line now, and the connection closes at once or, with requests read before
+     * the bad frame still unanswered, once their answers are written. Kafka reads a connection's next request only
+     * after answering the last, so a request it read is always answered before the bad frame behind it is seen;
+     * pipelining here must not lose those answers.
+     */
     private void closeMalformed(String reason) {
-        if (state == State.CLOSED) {
+        if (state == State.CLOSED || state == State.CLOSING) {
             return;
         }
         log.warn("Closing Kafka connection from {}: {}", peer, reason);
-        close();
+        if (unanswered == 0) {
+            close();
+            return;
+        }
+        state = State.CLOSING;
+        frame = null;
+        releaseCharge();
+        pending.clear();
+        ctx.channel().config().setAutoRead(false);
+    }
+
+    private void closeIfAnswered() {
+        if (state == State.CLOSING && unanswered == 0) {
+            close();
+        }
     }
 
     private void close() {

@@ -287,6 +287,46 @@ class KafkaConnectionTest {
     }
 
     @Test
+    void aBadFrameBehindUnansweredRequestsClosesOnlyOnceTheyAreAnswered() {
+        openAllowing(3, new TestApi(ApiKeys.LIST_GROUPS, (short) 0, LIST_GROUPS_V3, this::deferred));
+        ListGroupsRequest request = listGroups(LIST_GROUPS_V3);
+        byte[] garbage = KafkaWire.frame(new byte[] {(byte) 0xAB, (byte) 0xAB, (byte) 0xAB, (byte) 0xAB, 0, 0, 0, 1});
+        try (LogCapture logs = new LogCapture()) {
+            channel.writeInbound(Unpooled.wrappedBuffer(KafkaWire.concat(
+                    KafkaWire.frame(KafkaWire.request(request, 1)), KafkaWire.frame(KafkaWire.request(request, 2)),
+                    garbage, KafkaWire.frame(KafkaWire.request(request, 3)))));
+            channel.runPendingTasks();
+            assertEquals(List.of(1, 2), handled.stream().map(r -> r.header().correlationId()).toList(),
+                    "nothing behind the bad frame is read");
+            assertEquals(1, logs.messagesOf(KafkaConnection.class).size(), logs.messagesOf(KafkaConnection.class).toString());
+            assertTrue(channel.isActive(), "two answers are owed");
+            assertFalse(channel.config().isAutoRead());
+            assertEquals(0, memory.used());
+
+            complete(1, new ListGroupsResponseData().setErrorCode(Errors.NOT_COORDINATOR.code()));
+            assertNull(channel.readOutbound(), "in order: the first is not known yet");
+            assertTrue(channel.isActive());
+            complete(0, new ListGroupsResponseData());
+            assertEquals(Errors.NONE, errorOf(answer(request, 1)));
+            assertEquals(Errors.NOT_COORDINATOR, errorOf(answer(request, 2)));
+            assertFalse(channel.isActive(), "closed once nothing is owed");
+            assertEquals(2, handled.size());
+            assertEquals(1, logs.messagesOf(KafkaConnection.class).size(), "still the one line");
+        }
+    }
+
+    @Test
+    void aBadFrameWithNothingOwedClosesAtOnce() {
+        openWithListGroups();
+        try (LogCapture logs = new LogCapture()) {
+            channel.writeInbound(Unpooled.wrappedBuffer(KafkaWire.frame(new byte[] {0, 3, 0})));
+            channel.runPendingTasks();
+            assertFalse(channel.isActive());
+            assertEquals(1, logs.messagesOf(KafkaConnection.class).size(), logs.messagesOf(KafkaConnection.class).toString());
+        }
+    }
+
+    @Test
     void closingWithAnswersUnwrittenGivesTheirSlicesBack() throws Exception {
         openAllowing(2, new TestApi(ApiKeys.LIST_GROUPS, (short) 0, LIST_GROUPS_V3, this::deferred),
                 new TestApi(ApiKeys.FETCH, (short) 4, (short) 12, this::deferred));
