@@ -14,6 +14,7 @@ import io.tideline.proto.admin.NewTopic;
 import io.tideline.proto.client.MetadataRequest;
 import io.tideline.proto.client.PartitionMetadata;
 import io.tideline.proto.client.ProducePartition;
+import io.tideline.proto.client.TopicMetadata;
 import io.tideline.replication.server.Partition;
 import io.tideline.store.log.Log;
 import io.tideline.store.record.MemoryRecords;
@@ -28,6 +29,7 @@ import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.awaitility.Awaitility;
@@ -85,13 +87,26 @@ public final class ApiTestSupport {
     }
 
     private static boolean isrComplete(NodeTestCluster cluster, int via, String topic, int partition, int rf) {
-        return partitionMetadata(cluster, via, topic, partition).getIsrCount() == rf;
+        return knownPartition(cluster, via, topic, partition).map(m -> m.getIsrCount() == rf).orElse(false);
     }
 
     private static boolean leaderServing(NodeTestCluster cluster, int via, String topic, int partition) {
-        int leader = partitionMetadata(cluster, via, topic, partition).getLeaderId();
+        int leader = knownPartition(cluster, via, topic, partition).map(PartitionMetadata::getLeaderId).orElse(-1);
         return leader > 0 && cluster.node(leader).replicaManager().partition(new TopicPartition(topic, partition))
                 .map(Partition::isLeader).orElse(false);
+    }
+
+    /**
+     * The partition as node {@code via} describes it, or empty while that node has not applied the topic yet:
+     * CreateTopics answers once the controller has committed the topic, and a broker's metadata image can trail
+     * that commit, as Kafka's metadata cache does (CI saw UNKNOWN_TOPIC_OR_PARTITION, with no partitions, there).
+     */
+    private static Optional<PartitionMetadata> knownPartition(NodeTestCluster cluster, int via, String topic,
+                                                              int partition) {
+        TopicMetadata t = cluster.client(via).metadata(MetadataRequest.newBuilder().addTopics(topic).build())
+                .getTopics(0);
+        return t.getErrorCode() == Errors.NONE.code() && partition < t.getPartitionsCount()
+                ? Optional.of(t.getPartitions(partition)) : Optional.empty();
     }
 
     static PartitionMetadata partitionMetadata(NodeTestCluster cluster, int via, String topic, int partition) {

@@ -41,6 +41,9 @@ class NodeSmokeTest {
             int[] leader = new int[1];
             Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> {
                 MetadataResponse m = cluster.client(1).metadata(MetadataRequest.newBuilder().addTopics("orders").build());
+                if (m.getTopics(0).getPartitionsCount() == 0) {
+                    return false; // node 1 has not applied the committed topic yet
+                }
                 PartitionMetadata p = m.getTopics(0).getPartitions(0);
                 leader[0] = p.getLeaderId();
                 return p.getLeaderId() > 0 && cluster.node(p.getLeaderId()).replicaManager().partition(
