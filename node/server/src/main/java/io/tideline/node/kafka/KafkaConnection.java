@@ -349,8 +349,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
         } finally {
             writing = false;
         }
-        readNextIfRoom();
-        closeIfAnswered();
+        afterAnswer();
     }
 
     private boolean write(Answer a) {
@@ -373,8 +372,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
             if (f.isSuccess()) {
                 timed(a, time.nanoseconds());
                 unanswered--;
-                readNextIfRoom();
-                closeIfAnswered();
+                afterAnswer();
             } else {
                 close();
             }
@@ -439,7 +437,9 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
         ctx.channel().config().setAutoRead(false);
     }
 
-    private void closeIfAnswered() {
+    /** After answers were written: room for the next request, or the last owed answer of a CLOSING connection. */
+    private void afterAnswer() {
+        readNextIfRoom();
         if (state == State.CLOSING && unanswered == 0) {
             close();
         }
