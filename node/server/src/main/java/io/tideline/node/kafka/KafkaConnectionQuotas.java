@@ -19,8 +19,9 @@ import org.slf4j.LoggerFactory;
  * Kafka's connection bounds on the Kafka listener, applied where connections are accepted (on the listener's
  * server channel, before a connection gets its pipeline):
  * <ul>
- *   <li>{@code max.connections.per.ip}: a connection from an address that already has that many is closed at
- *       once, with one INFO line, as Kafka's acceptor does;</li>
+ *   <li>{@code max.connections.per.ip}, or the address's own bound from {@code max.connections.per.ip.overrides}:
+ *       a connection from an address that already has that many is closed at once, with one INFO line, as Kafka's
+ *       acceptor does;</li>
  *   <li>{@code max.connections}: at that many open connections the listener stops accepting (the server channel
  *       stops reading) until one closes. New connections wait in the kernel's accept backlog, as with Kafka,
  *       rather than being refused: a client at the limit sees a slow connect, not an error.</li>
@@ -41,6 +42,7 @@ final class KafkaConnectionQuotas extends ChannelInboundHandlerAdapter {
     private final String listenerName;
     private final int maxConnections;
     private final int maxConnectionsPerIp;
+    private final Map<InetAddress, Integer> perIpOverrides;
     private final Time time;
     private final Meter blocked;
     private final Map<InetAddress, Integer> perIp = new HashMap<>();
@@ -49,15 +51,15 @@ final class KafkaConnectionQuotas extends ChannelInboundHandlerAdapter {
     private long lastBlockedLogNs;
     private boolean loggedBlocked;
 
-    KafkaConnectionQuotas(String listenerName, int maxConnections, int maxConnectionsPerIp, Time time,
-                          MetricRegistry registry) {
-        if (maxConnections < 1 || maxConnectionsPerIp < 1) {
-            throw new IllegalArgumentException("connection limits must be at least 1: max.connections="
-                    + maxConnections + ", max.connections.per.ip=" + maxConnectionsPerIp);
+    KafkaConnectionQuotas(String listenerName, KafkaServer.ConnectionLimits limits, Time time, MetricRegistry registry) {
+        if (limits.maxConnections() < 1 || limits.maxConnectionsPerIp() < 0
+                || limits.perIpOverrides().values().stream().anyMatch(n -> n < 0)) {
+            throw new IllegalArgumentException("connection limits out of range: " + limits);
         }
         this.listenerName = listenerName;
-        this.maxConnections = maxConnections;
-        this.maxConnectionsPerIp = maxConnectionsPerIp;
+        this.maxConnections = limits.maxConnections();
+        this.maxConnectionsPerIp = limits.maxConnectionsPerIp();
+        this.perIpOverrides = limits.perIpOverrides();
         this.time = time;
         this.blocked = registry.meter("kafka.network:type=Acceptor,name=AcceptorBlockedPercent,listener="
                 + listenerName);
@@ -68,10 +70,12 @@ final class KafkaConnectionQuotas extends ChannelInboundHandlerAdapter {
         Channel child = (Channel) msg;
         InetAddress address = ((InetSocketAddress) child.remoteAddress()).getAddress();
         int fromAddress = perIp.getOrDefault(address, 0);
-        if (fromAddress >= maxConnectionsPerIp) {
+        Integer own = perIpOverrides.get(address);
+        int bound = own != null ? own : maxConnectionsPerIp;
+        if (fromAddress >= bound) {
             log.info("Rejected connection from {} on listener {}: the address already has the configured maximum "
-                    + "of {} connections (max.connections.per.ip)", address.getHostAddress(), listenerName,
-                    maxConnectionsPerIp);
+                    + "of {} connections ({})", address.getHostAddress(), listenerName, bound,
+                    own != null ? "max.connections.per.ip.overrides" : "max.connections.per.ip");
             // Not registered with an event loop yet, so closed the way Netty closes a child it cannot register.
             child.unsafe().closeForcibly();
             return;

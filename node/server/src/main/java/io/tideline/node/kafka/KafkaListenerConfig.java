@@ -28,6 +28,7 @@ public final class KafkaListenerConfig {
     public static final String MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION_CONFIG = "kafka.max.in.flight.requests.per.connection";
     public static final String MAX_CONNECTIONS_CONFIG = "max.connections";
     public static final String MAX_CONNECTIONS_PER_IP_CONFIG = "max.connections.per.ip";
+    public static final String MAX_CONNECTIONS_PER_IP_OVERRIDES_CONFIG = "max.connections.per.ip.overrides";
 
     private KafkaListenerConfig() {
     }
@@ -63,8 +64,14 @@ public final class KafkaListenerConfig {
                         + "accepting until one closes: new connections wait in the accept backlog, as with Kafka "
                         + "(kafka.network:type=Acceptor,name=AcceptorBlockedPercent). Kafka's key and default; "
                         + "the gRPC listener's connections are not counted.")
-                .define(MAX_CONNECTIONS_PER_IP_CONFIG, INT, Integer.MAX_VALUE, Range.atLeast(1), MEDIUM,
+                .define(MAX_CONNECTIONS_PER_IP_CONFIG, INT, Integer.MAX_VALUE, Range.atLeast(0), MEDIUM,
                         "The most Kafka listener connections from one IP address. One more from that address is "
-                        + "closed at once, with an INFO line. Kafka's key and default.");
+                        + "closed at once, with an INFO line. 0 admits only the addresses named in "
+                        + "max.connections.per.ip.overrides, and then needs at least one. Kafka's key and default.")
+                .define(MAX_CONNECTIONS_PER_IP_OVERRIDES_CONFIG, STRING, "", MEDIUM,
+                        "Bounds for particular addresses in place of max.connections.per.ip, as host:count pairs "
+                        + "separated by commas (e.g. 127.0.0.1:200,broker-host:50; an IPv6 address may be written "
+                        + "[::1]:10). A host name is resolved once, when the node reads its config; one that does "
+                        + "not resolve is a config error. A count of 0 refuses that address. Kafka's key and format.");
     }
 }

@@ -16,7 +16,9 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
@@ -51,11 +53,24 @@ public final class KafkaServer implements AutoCloseable {
     private final KafkaConnectionQuotas quotas;
     private Channel serverChannel;
 
-    /** Kafka's {@code max.connections} and {@code max.connections.per.ip}; {@code Integer.MAX_VALUE}: no bound. */
-    public record ConnectionLimits(int maxConnections, int maxConnectionsPerIp) {
+    /**
+     * Kafka's {@code max.connections}, {@code max.connections.per.ip} and {@code max.connections.per.ip.overrides}
+     * (the bound of each address named there); {@code Integer.MAX_VALUE}: no bound.
+     */
+    public record ConnectionLimits(int maxConnections, int maxConnectionsPerIp, Map<InetAddress, Integer> perIpOverrides) {
+        public ConnectionLimits {
+            perIpOverrides = Map.copyOf(perIpOverrides);
+        }
+
+        /** No override. */
+        public ConnectionLimits(int maxConnections, int maxConnectionsPerIp) {
+            this(maxConnections, maxConnectionsPerIp, Map.of());
+        }
+
         /** Whether a bound is set: without one the listener accepts in batches, as Netty does by default. */
         boolean bounded() {
-            return maxConnections < Integer.MAX_VALUE || maxConnectionsPerIp < Integer.MAX_VALUE;
+            return maxConnections < Integer.MAX_VALUE || maxConnectionsPerIp < Integer.MAX_VALUE
+                    || !perIpOverrides.isEmpty();
         }
     }
 
@@ -66,8 +81,7 @@ public final class KafkaServer implements AutoCloseable {
                        com.codahale.metrics.MetricRegistry registry, Time time) {
         this.bounded = limits.bounded();
         // Constructed either way, so that its metric exists (at 0) as Kafka's does.
-        this.quotas = new KafkaConnectionQuotas(listenerName, limits.maxConnections(), limits.maxConnectionsPerIp(),
-                time, registry);
+        this.quotas = new KafkaConnectionQuotas(listenerName, limits, time, registry);
         this.bindAddress = bindAddress;
         this.apis = apis;
         this.handlers = handlers;

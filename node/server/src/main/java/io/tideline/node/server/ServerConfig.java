@@ -12,6 +12,7 @@ import io.tideline.common.config.ConfigDef;
 import io.tideline.common.config.ConfigException;
 import io.tideline.common.config.Range;
 import io.tideline.node.config.NodeConfig;
+import io.tideline.node.kafka.ConnectionsPerIpOverrides;
 import io.tideline.node.kafka.KafkaListenerConfig;
 import io.tideline.node.kafka.KafkaServer;
 import io.tideline.node.metrics.MetricsHttpConfig;
@@ -19,6 +20,7 @@ import io.tideline.replication.ReplicationConfig;
 import io.tideline.store.config.StoreConfig;
 import java.io.IOException;
 import java.io.Reader;
+import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -90,6 +92,7 @@ public final class ServerConfig extends AbstractConfig {
     private final Listener listener;
     private final Listener advertised;
     private final Optional<KafkaListeners> kafka;
+    private final Map<InetAddress, Integer> connectionsPerIpOverrides;
 
     private ServerConfig(Map<String, ?> props) {
         super(CONFIG, props);
@@ -102,6 +105,13 @@ public final class ServerConfig extends AbstractConfig {
         this.advertised = adv == null ? listener : Listener.parse(ADVERTISED_LISTENERS_CONFIG, adv);
         this.kafka = KafkaListeners.parse(getString(KafkaListenerConfig.KAFKA_LISTENERS_CONFIG),
                 getString(KafkaListenerConfig.KAFKA_ADVERTISED_LISTENERS_CONFIG));
+        this.connectionsPerIpOverrides = ConnectionsPerIpOverrides.parse(
+                getString(KafkaListenerConfig.MAX_CONNECTIONS_PER_IP_OVERRIDES_CONFIG));
+        if (getInt(KafkaListenerConfig.MAX_CONNECTIONS_PER_IP_CONFIG) == 0 && connectionsPerIpOverrides.isEmpty()) {
+            // Kafka's rule too: 0 with no override would refuse every client.
+            throw new ConfigException(KafkaListenerConfig.MAX_CONNECTIONS_PER_IP_CONFIG, 0,
+                    "0 refuses every address not named in max.connections.per.ip.overrides, which is empty");
+        }
         if (getLong(QUEUED_MAX_REQUEST_BYTES_CONFIG) < getInt(SOCKET_REQUEST_MAX_BYTES_CONFIG)) {
             throw new ConfigException(QUEUED_MAX_REQUEST_BYTES_CONFIG, getLong(QUEUED_MAX_REQUEST_BYTES_CONFIG),
                     "must be at least socket.request.max.bytes (" + getInt(SOCKET_REQUEST_MAX_BYTES_CONFIG) + ")");
@@ -237,10 +247,13 @@ public final class ServerConfig extends AbstractConfig {
         return getInt(KafkaListenerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION_CONFIG);
     }
 
-    /** {@code max.connections} and {@code max.connections.per.ip} of the Kafka listener. */
+    /**
+     * {@code max.connections}, {@code max.connections.per.ip} and {@code max.connections.per.ip.overrides} of the
+     * Kafka listener.
+     */
     public KafkaServer.ConnectionLimits kafkaConnectionLimits() {
         return new KafkaServer.ConnectionLimits(getInt(KafkaListenerConfig.MAX_CONNECTIONS_CONFIG),
-                getInt(KafkaListenerConfig.MAX_CONNECTIONS_PER_IP_CONFIG));
+                getInt(KafkaListenerConfig.MAX_CONNECTIONS_PER_IP_CONFIG), connectionsPerIpOverrides);
     }
 
     public int numNetworkThreads() {

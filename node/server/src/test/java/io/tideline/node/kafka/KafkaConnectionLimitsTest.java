@@ -41,7 +41,8 @@ class KafkaConnectionLimitsTest {
 
     @BeforeEach
     void start() throws Exception {
-        cluster = new NodeTestCluster(dir, 1, Map.of("max.connections", 3, "max.connections.per.ip", 2)).startAll();
+        cluster = new NodeTestCluster(dir, 1, Map.of("max.connections", 3, "max.connections.per.ip", 2,
+                "max.connections.per.ip.overrides", "127.0.0.5:1,127.0.0.6:0")).startAll();
     }
 
     @AfterEach
@@ -119,5 +120,21 @@ class KafkaConnectionLimitsTest {
                 "kafka.network:type=Acceptor,name=AcceptorBlockedPercent,listener=PLAINTEXT");
         assertTrue(blocked.getCount() >= 1_000_000_000L,
                 "at least the second the test waited is counted as blocked, in nanoseconds: " + blocked.getCount());
+    }
+
+    @Test
+    void anAddressNamedInTheOverridesHasItsOwnBoundAndTheOthersKeepTheDefault() throws Exception {
+        try (LogCapture logs = new LogCapture()) {
+            assertServed(connect("127.0.0.5"), 1);
+            connect("127.0.0.5").assertClosedByNode();
+            connect("127.0.0.6").assertClosedByNode();
+            assertTrue(logs.messagesOf(KafkaConnectionQuotas.class).stream().anyMatch(m -> m.startsWith(
+                    "Rejected connection from 127.0.0.6 on listener") && m.contains("maximum of 0 connections "
+                    + "(max.connections.per.ip.overrides)")), String.valueOf(logs.messagesOf(KafkaConnectionQuotas.class)));
+        }
+        // The default of 2 still holds for an address not named.
+        assertServed(connect("127.0.0.1"), 2);
+        assertServed(connect("127.0.0.1"), 3);
+        assertEquals(3, open());
     }
 }

@@ -8,6 +8,7 @@ import io.tideline.common.config.ConfigException;
 import io.tideline.node.server.KafkaListeners;
 import io.tideline.node.server.Listener;
 import io.tideline.node.server.ServerConfig;
+import java.net.InetAddress;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -62,7 +63,14 @@ class KafkaListenerConfigTest {
                 Map.of("kafka.listeners", "PLAINTEXT://:9392"),
                 Map.of("kafka.advertised.listeners", "PLAINTEXT://node-1:9392"),
                 Map.of("kafka.listeners", "PLAINTEXT://:9392", "kafka.advertised.listeners", "OTHER://node-1:9392"),
-                Map.of("num.network.threads", "0"));
+                Map.of("num.network.threads", "0"),
+                Map.of("max.connections.per.ip.overrides", "127.0.0.1"),
+                Map.of("max.connections.per.ip.overrides", "127.0.0.1:many"),
+                Map.of("max.connections.per.ip.overrides", "127.0.0.1:-1"),
+                Map.of("max.connections.per.ip.overrides", "127.0.0.1:3,127.0.0.1:4"),
+                Map.of("max.connections.per.ip.overrides", ":3"),
+                Map.of("max.connections.per.ip", "0"),
+                Map.of("max.connections.per.ip", "-1"));
         for (Map<String, String> settings : bad) {
             List<String> problems = ServerConfig.validate(props(settings));
             assertEquals(1, problems.size(), settings + ": " + problems);
@@ -70,5 +78,16 @@ class KafkaListenerConfigTest {
             assertTrue(settings.containsKey(key), settings + " reported under " + key);
             assertThrows(ConfigException.class, () -> ServerConfig.fromMap(props(settings)));
         }
+    }
+
+    @Test
+    void perIpOverridesNameAddressesAndNamesWithTheirOwnBound() throws Exception {
+        ServerConfig config = ServerConfig.fromMap(props(Map.of("max.connections.per.ip", "0",
+                "max.connections.per.ip.overrides", " 127.0.0.2:5, localhost:0,[::1]:7 , 127.0.0.3:2")));
+        KafkaServer.ConnectionLimits limits = config.kafkaConnectionLimits();
+        assertEquals(0, limits.maxConnectionsPerIp());
+        assertEquals(Map.of(InetAddress.getByName("127.0.0.2"), 5, InetAddress.getByName("localhost"), 0,
+                InetAddress.getByName("::1"), 7, InetAddress.getByName("127.0.0.3"), 2), limits.perIpOverrides());
+        assertEquals(Map.of(), ServerConfig.fromMap(props(Map.of())).kafkaConnectionLimits().perIpOverrides());
     }
 }
