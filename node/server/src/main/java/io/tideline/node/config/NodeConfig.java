@@ -81,6 +81,9 @@ public final class NodeConfig extends AbstractConfig {
     public static final String LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS_CONFIG = "leader.imbalance.check.interval.seconds";
     public static final long LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS_DEFAULT = 300L;
 
+    public static final String UNCLEAN_LEADER_ELECTION_INTERVAL_MS_CONFIG = "unclean.leader.election.interval.ms";
+    public static final long UNCLEAN_LEADER_ELECTION_INTERVAL_MS_DEFAULT = 300_000L;
+
     public static final String NUM_PARTITIONS_CONFIG = "num.partitions";
     public static final int NUM_PARTITIONS_DEFAULT = 1;
 
@@ -120,6 +123,12 @@ public final class NodeConfig extends AbstractConfig {
                     + "partition offline until an ISR member returns, so committed records are not lost. The "
                     + "controller reads this node's value unless a cluster-wide dynamic default "
                     + "(--entity-default) is set; all controllers should have the same.")
+            .define(UNCLEAN_LEADER_ELECTION_INTERVAL_MS_CONFIG, LONG, UNCLEAN_LEADER_ELECTION_INTERVAL_MS_DEFAULT,
+                    Range.atLeast(1), LOW,
+                    "How often the active controller looks for partitions with no leader whose "
+                    + "unclean.leader.election.enable is true (the topic's, else the cluster default) and elects a "
+                    + "live replica outside the ISR for each; this is how a partition already offline comes back "
+                    + "when the setting is turned on. Kafka's key (internal there) and default.")
             .define(BROKER_RACK_CONFIG, STRING, BROKER_RACK_DEFAULT, LOW,
                     "The rack (or availability zone) of this broker. When racks are set, the controller "
                     + "spreads each partition's replicas over as many racks as it can. Empty: no rack.")
@@ -171,6 +180,7 @@ public final class NodeConfig extends AbstractConfig {
     private final boolean autoLeaderRebalanceEnable;
     private final int leaderImbalancePerBrokerPercentage;
     private final long leaderImbalanceCheckIntervalSeconds;
+    private final long uncleanLeaderElectionIntervalMs;
     private final int numPartitions;
     private final int defaultReplicationFactor;
 
@@ -197,6 +207,7 @@ public final class NodeConfig extends AbstractConfig {
         this.autoLeaderRebalanceEnable = getBoolean(AUTO_LEADER_REBALANCE_ENABLE_CONFIG);
         this.leaderImbalancePerBrokerPercentage = getInt(LEADER_IMBALANCE_PER_BROKER_PERCENTAGE_CONFIG);
         this.leaderImbalanceCheckIntervalSeconds = getLong(LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS_CONFIG);
+        this.uncleanLeaderElectionIntervalMs = getLong(UNCLEAN_LEADER_ELECTION_INTERVAL_MS_CONFIG);
         this.numPartitions = getInt(NUM_PARTITIONS_CONFIG);
         this.defaultReplicationFactor = getInt(DEFAULT_REPLICATION_FACTOR_CONFIG);
         validate();
@@ -334,6 +345,10 @@ public final class NodeConfig extends AbstractConfig {
 
     public long leaderImbalanceCheckIntervalSeconds() {
         return leaderImbalanceCheckIntervalSeconds;
+    }
+
+    public long uncleanLeaderElectionIntervalMs() {
+        return uncleanLeaderElectionIntervalMs;
     }
 
     @Override

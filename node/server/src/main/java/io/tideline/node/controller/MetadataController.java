@@ -15,13 +15,14 @@ import io.tideline.proto.metadata.ControllerCommand;
 public final class MetadataController {
     private final BrokerHandlers brokers;
     private final TopicHandlers topics = new TopicHandlers();
-    private final PartitionHandlers partitions = new PartitionHandlers();
+    private final PartitionHandlers partitions;
     private final BrokerConfigHandlers brokerConfigs = new BrokerConfigHandlers();
     private final ProducerIdHandlers producerIds = new ProducerIdHandlers();
     private final GroupHandlers groups = new GroupHandlers();
 
     public MetadataController(ControllerSettings settings) {
         this.brokers = new BrokerHandlers(settings);
+        this.partitions = new PartitionHandlers(settings);
     }
 
     /**

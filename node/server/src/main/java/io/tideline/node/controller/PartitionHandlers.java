@@ -27,6 +27,11 @@ import java.util.Set;
  * preferred leader elections and failed replicas reported by brokers.
  */
 final class PartitionHandlers {
+    private final ControllerSettings settings;
+
+    PartitionHandlers(ControllerSettings settings) {
+        this.settings = settings;
+    }
 
     /**
      * An ISR change proposed by the partition's leader. Accepted only from the current leader at the
@@ -252,6 +257,13 @@ final class PartitionHandlers {
             PartitionRecord p = image.partition(ref.getTopic(), ref.getPartition()).orElse(null);
             if (p == null) {
                 response.addResults(item.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()).setErrorMessage("no partition " + name));
+                continue;
+            }
+            if (cmd.getElectionType() == UNCLEAN && cmd.getOnlyWhereEnabled()
+                    && !TopicHandlers.uncleanElection(image, image.topic(ref.getTopic()).orElseThrow(), settings)) {
+                // The setting was turned off after the scan that asked: the partition stays offline.
+                response.addResults(item.setErrorCode(Errors.ELECTION_NOT_NEEDED.code())
+                        .setErrorMessage("unclean.leader.election.enable is false for " + ref.getTopic()));
                 continue;
             }
             if (cmd.getElectionType() == UNCLEAN) {

@@ -64,6 +64,7 @@ public final class QuorumServer implements AutoCloseable {
     private final MetadataStateMachine stateMachine;
     private final ControllerDuties duties;
     private final LeaderBalancer balancer;
+    private final UncleanLeaderElector uncleanElector;
     private final ClientId localClientId = ClientId.randomId();
     private final AtomicLong callIds = new AtomicLong();
     private volatile RaftServer server;
@@ -80,6 +81,8 @@ public final class QuorumServer implements AutoCloseable {
         stateMachine.attachDuties(duties);
         this.balancer = new LeaderBalancer(b.leaderBalance, b.time, b.scheduler, stateMachine::image,
                 () -> duties.active() && isLeader(), this::submitLocal);
+        this.uncleanElector = new UncleanLeaderElector(b.controllerSettings, b.uncleanElectionIntervalMs, b.time,
+                b.scheduler, stateMachine::image, () -> duties.active() && isLeader(), this::submitLocal);
     }
 
     public static Builder builder() {
@@ -112,6 +115,7 @@ public final class QuorumServer implements AutoCloseable {
         division = s.getDivision(group.getGroupId());
         duties.start();
         balancer.start();
+        uncleanElector.start();
         metrics = new QuorumMetrics(config.metrics, stateMachine::image, this::isLeader);
         log.info("Metadata quorum voter {} started at {} (storage {}, voters {})", config.nodeId,
                 QuorumIds.hostPort(config.voters.get(config.nodeId)), config.storageDir, config.voters.keySet());
@@ -193,6 +197,10 @@ public final class QuorumServer implements AutoCloseable {
         return balancer;
     }
 
+    public UncleanLeaderElector uncleanElector() {
+        return uncleanElector;
+    }
+
     /**
      * Takes a snapshot of the applied image now (on Ratis' apply thread, like an automatic one).
      *
@@ -247,6 +255,7 @@ public final class QuorumServer implements AutoCloseable {
     @Override
     public synchronized void close() {
         balancer.close();
+        uncleanElector.close();
         duties.close();
         if (metrics != null) {
             metrics.close();
@@ -284,6 +293,7 @@ public final class QuorumServer implements AutoCloseable {
         private Path storageDir;
         private ControllerSettings controllerSettings = ControllerSettings.DEFAULT;
         private LeaderBalancer.Settings leaderBalance = LeaderBalancer.Settings.DEFAULT;
+        private long uncleanElectionIntervalMs = 300_000L;
         private Time time = Time.SYSTEM;
         private Scheduler scheduler;
         private MetricRegistry metrics = new MetricRegistry();
@@ -325,6 +335,12 @@ public final class QuorumServer implements AutoCloseable {
 
         public Builder controllerSettings(ControllerSettings s) {
             this.controllerSettings = s;
+            return this;
+        }
+
+        /** unclean.leader.election.interval.ms. */
+        public Builder uncleanElectionIntervalMs(long ms) {
+            this.uncleanElectionIntervalMs = ms;
             return this;
         }
 
@@ -426,6 +442,7 @@ public final class QuorumServer implements AutoCloseable {
             c.storageDir = storageDir;
             c.controllerSettings = controllerSettings;
             c.leaderBalance = leaderBalance;
+            c.uncleanElectionIntervalMs = uncleanElectionIntervalMs;
             c.time = time;
             c.scheduler = scheduler;
             c.metrics = metrics;

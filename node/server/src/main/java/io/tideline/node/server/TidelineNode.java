@@ -190,6 +190,7 @@ public final class TidelineNode implements AutoCloseable {
                     .leaderBalance(new LeaderBalancer.Settings(nodeConfig.autoLeaderRebalanceEnable(),
                             nodeConfig.leaderImbalancePerBrokerPercentage(),
                             TimeUnit.SECONDS.toMillis(nodeConfig.leaderImbalanceCheckIntervalSeconds())))
+                    .uncleanElectionIntervalMs(nodeConfig.uncleanLeaderElectionIntervalMs())
                     .time(time)
                     .scheduler(scheduler)
                     .metrics(metrics)

@@ -111,6 +111,45 @@ class MetadataControllerTest {
                 ControllerHarness.itemError(elect(h, PartitionHandlers.UNCLEAN, "t", 5).response()));
     }
 
+    /**
+     * The controller's own periodic unclean election (UncleanLeaderElector): it plans only partitions with no
+     * leader, a live replica and the setting on (topic, else cluster default), and its command, marked
+     * only_where_enabled, elects nothing where the setting is off when it is applied.
+     */
+    @Test
+    void thePeriodicUncleanElectionTakesOnlyPartitionsWhereTheSettingIsOn() {
+        ControllerHarness h = new ControllerHarness(false);
+        h.brokers(0, 1);
+        h.createTopic("t", 1, 2);
+        int last = h.partition("t", 0).getLeader();
+        int other = h.partition("t", 0).getReplicasList().stream().filter(r -> r != last).findFirst().orElseThrow();
+        h.fence(other);
+        h.fence(last);
+        h.unfence(other);
+        assertEquals(-1, h.partition("t", 0).getLeader());
+        ControllerSettings off = new ControllerSettings(false);
+        assertEquals(List.of(), LeaderlessPartitions.uncleanElectable(h.image, off, 1000), "the setting is off");
+        ControllerResult refused = h.apply(ControllerCommand.newBuilder().setElectLeaders(ElectLeaders.newBuilder()
+                .setElectionType(PartitionHandlers.UNCLEAN).setOnlyWhereEnabled(true).addPartitions(
+                        io.tideline.proto.metadata.TopicPartitionRef.newBuilder().setTopic("t").setPartition(0))));
+        assertEquals(Errors.ELECTION_NOT_NEEDED.code(), ControllerHarness.itemError(refused.response()));
+        assertEquals(-1, h.partition("t", 0).getLeader(), "turned off before the command was applied: still offline");
+
+        h.apply(ControllerCommand.newBuilder().setAlterConfigs(AlterConfigs.newBuilder().setTopic("t")
+                .addSet(ConfigEntry.newBuilder().setKey("unclean.leader.election.enable").setValue("true"))));
+        var planned = LeaderlessPartitions.uncleanElectable(h.image, off, 1000);
+        assertEquals(1, planned.size());
+        ControllerResult elected = h.apply(ControllerCommand.newBuilder().setElectLeaders(ElectLeaders.newBuilder()
+                .setElectionType(PartitionHandlers.UNCLEAN).setOnlyWhereEnabled(true).addAllPartitions(planned)));
+        assertEquals(Errors.NONE.code(), ControllerHarness.itemError(elected.response()));
+        assertEquals(other, h.partition("t", 0).getLeader());
+        assertEquals(List.of(), LeaderlessPartitions.uncleanElectable(h.image, off, 1000), "it has a leader now");
+
+        // A partition whose replicas are all gone is not planned, setting on or not.
+        h.fence(other);
+        assertEquals(List.of(), LeaderlessPartitions.uncleanElectable(h.image, new ControllerSettings(true), 1000));
+    }
+
     private static ControllerCommand.Builder createWithMinIsr(String topic, int replicationFactor, String minIsr) {
         return ControllerCommand.newBuilder().setCreateTopics(CreateTopics.newBuilder().addTopics(
                 CreatableTopic.newBuilder().setName(topic).setNumPartitions(2).setReplicationFactor(replicationFactor)
