@@ -1,6 +1,5 @@
 package io.tideline.node.quorum;
 
-import io.tideline.common.errors.Errors;
 import io.tideline.common.time.Scheduler;
 import io.tideline.common.time.Time;
 import io.tideline.node.controller.LeaderImbalance;
@@ -46,7 +45,8 @@ public final class LeaderBalancer extends PeriodicElection {
     public LeaderBalancer(Settings settings, Time time, Scheduler scheduler, Supplier<MetadataImage> images,
                           BooleanSupplier active,
                           Function<ControllerCommand, CompletableFuture<ControllerResponse>> submitter) {
-        super("controller-leader-balance", settings.checkIntervalMs(), time, scheduler, images, active, submitter);
+        super("controller-leader-balance", "Leader balancing", log, settings.checkIntervalMs(), time, scheduler, images,
+                active, submitter);
         this.settings = settings;
     }
 
@@ -62,20 +62,8 @@ public final class LeaderBalancer extends PeriodicElection {
     }
 
     @Override
-    void report(ControllerResponse resp, Throwable err) {
-        if (err != null) {
-            log.info("Leader balancing round failed: {}", RatisErrors.message(err));
-            return;
-        }
-        if (resp.getErrorCode() != Errors.NONE.code()) {
-            log.info("Leader balancing round refused: {} {}", Errors.forCode(resp.getErrorCode()), resp.getErrorMessage());
-            return;
-        }
-        List<String> moved = ElectionResults.elected(resp);
-        if (!moved.isEmpty()) {
-            log.info("Leader balancing: preferred leaders elected for {} partitions ({}) above "
-                            + "leader.imbalance.per.broker.percentage {}",
-                    moved.size(), ElectionResults.names(moved), settings.imbalancePercentage());
-        }
+    void elected(List<String> moved) {
+        log.info("Leader balancing: preferred leaders elected for {} partitions ({}) above "
+                + "leader.imbalance.per.broker.percentage {}", moved.size(), names(moved), settings.imbalancePercentage());
     }
 }

@@ -1,15 +1,20 @@
 package io.tideline.node.quorum;
 
+import io.tideline.common.errors.Errors;
 import io.tideline.common.time.Scheduler;
 import io.tideline.common.time.Time;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.proto.metadata.ControllerCommand;
 import io.tideline.proto.metadata.ControllerResponse;
 import io.tideline.proto.metadata.ElectLeaders;
+import io.tideline.proto.metadata.ItemResult;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
 
 /**
  * A round the active controller runs every interval: plan an ElectLeaders command from the current image and
@@ -21,7 +26,10 @@ import java.util.function.Supplier;
  * is the in-flight flag, so one slow round is never overlapped by the next.
  */
 public abstract class PeriodicElection implements AutoCloseable {
+    private static final int MAX_NAMES_LOGGED = 20;
     private final String taskName;
+    private final String roundName;
+    private final Logger log;
     private final long intervalMs;
     private final Time time;
     private final Scheduler scheduler;
@@ -35,9 +43,12 @@ public abstract class PeriodicElection implements AutoCloseable {
      * @param active    true while this node is the ready Raft leader (the controller duties run)
      * @param submitter submits to the local Raft server only
      */
-    PeriodicElection(String taskName, long intervalMs, Time time, Scheduler scheduler, Supplier<MetadataImage> images,
-                     BooleanSupplier active, Function<ControllerCommand, CompletableFuture<ControllerResponse>> submitter) {
+    PeriodicElection(String taskName, String roundName, Logger log, long intervalMs, Time time, Scheduler scheduler,
+                     Supplier<MetadataImage> images, BooleanSupplier active,
+                     Function<ControllerCommand, CompletableFuture<ControllerResponse>> submitter) {
         this.taskName = taskName;
+        this.roundName = roundName;
+        this.log = log;
         this.intervalMs = intervalMs;
         this.time = time;
         this.scheduler = scheduler;
@@ -52,8 +63,8 @@ public abstract class PeriodicElection implements AutoCloseable {
     /** The election to submit for {@code image}, or null when there is nothing to elect. */
     abstract ElectLeaders plan(MetadataImage image);
 
-    /** Logs what the round did ({@code err} or a refusal, else the per-partition results). */
-    abstract void report(ControllerResponse resp, Throwable err);
+    /** Logs the partitions the round gave a new leader (never empty). */
+    abstract void elected(List<String> partitions);
 
     /** Schedules the periodic round, the first one interval from now. */
     public synchronized void start() {
@@ -93,6 +104,28 @@ public abstract class PeriodicElection implements AutoCloseable {
             }
             report(resp, err);
         });
+    }
+
+    private void report(ControllerResponse resp, Throwable err) {
+        if (err != null) {
+            log.info("{} round failed: {}", roundName, RatisErrors.message(err));
+            return;
+        }
+        if (resp.getErrorCode() != Errors.NONE.code()) {
+            log.info("{} round refused: {} {}", roundName, Errors.forCode(resp.getErrorCode()), resp.getErrorMessage());
+            return;
+        }
+        List<String> elected = resp.getResultsList().stream().filter(r -> r.getErrorCode() == Errors.NONE.code())
+                .map(ItemResult::getName).toList();
+        if (!elected.isEmpty()) {
+            elected(elected);
+        }
+    }
+
+    /** The first few names: one line per round even when thousands of partitions move. */
+    static String names(List<String> names) {
+        String shown = names.stream().limit(MAX_NAMES_LOGGED).collect(Collectors.joining(", "));
+        return names.size() > MAX_NAMES_LOGGED ? shown + " and " + (names.size() - MAX_NAMES_LOGGED) + " more" : shown;
     }
 
     @Override

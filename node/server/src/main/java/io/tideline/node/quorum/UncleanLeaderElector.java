@@ -1,6 +1,5 @@
 package io.tideline.node.quorum;
 
-import io.tideline.common.errors.Errors;
 import io.tideline.common.time.Scheduler;
 import io.tideline.common.time.Time;
 import io.tideline.node.controller.ControllerSettings;
@@ -41,7 +40,8 @@ public final class UncleanLeaderElector extends PeriodicElection {
     public UncleanLeaderElector(ControllerSettings settings, long intervalMs, Time time, Scheduler scheduler,
                                 Supplier<MetadataImage> images, BooleanSupplier active,
                                 Function<ControllerCommand, CompletableFuture<ControllerResponse>> submitter) {
-        super("controller-unclean-election", intervalMs, time, scheduler, images, active, submitter);
+        super("controller-unclean-election", "Unclean election", log, intervalMs, time, scheduler, images, active,
+                submitter);
         if (intervalMs <= 0) {
             throw new IllegalArgumentException("unclean.leader.election.interval.ms must be positive: " + intervalMs);
         }
@@ -62,21 +62,10 @@ public final class UncleanLeaderElector extends PeriodicElection {
     }
 
     @Override
-    void report(ControllerResponse resp, Throwable err) {
-        if (err != null) {
-            log.info("Unclean election round failed: {}", RatisErrors.message(err));
-            return;
-        }
-        if (resp.getErrorCode() != Errors.NONE.code()) {
-            log.info("Unclean election round refused: {} {}", Errors.forCode(resp.getErrorCode()), resp.getErrorMessage());
-            return;
-        }
-        List<String> elected = ElectionResults.elected(resp);
-        if (!elected.isEmpty()) {
-            // ERROR, as Kafka logs it: records that only the lost ISR held are gone.
-            log.error("Unclean leader election for {} offline partitions ({}): unclean.leader.election.enable is "
-                    + "true and no ISR member is alive, so a replica outside the ISR leads; records only the old ISR "
-                    + "held are lost", elected.size(), ElectionResults.names(elected));
-        }
+    void elected(List<String> partitions) {
+        // ERROR, as Kafka logs it: records that only the lost ISR held are gone.
+        log.error("Unclean leader election for {} offline partitions ({}): unclean.leader.election.enable is true "
+                + "and no ISR member is alive, so a replica outside the ISR leads; records only the old ISR held are "
+                + "lost", partitions.size(), names(partitions));
     }
 }

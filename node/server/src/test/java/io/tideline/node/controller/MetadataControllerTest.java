@@ -80,9 +80,11 @@ class MetadataControllerTest {
                         .setPartition(partition))));
     }
 
-    @Test
-    void uncleanElectionGivesALeaderlessPartitionItsFirstLiveReplicaEvenOutOfTheIsr() {
-        ControllerHarness h = new ControllerHarness(false);
+    /**
+     * Topic t, one partition on brokers 0 and 1; the follower is fenced, then the leader: offline, with the leader
+     * as the last ISR member. Returns {last ISR member, the other replica}.
+     */
+    private static int[] offlineAfterBothFenced(ControllerHarness h) {
         h.brokers(0, 1);
         h.createTopic("t", 1, 2);
         int last = h.partition("t", 0).getLeader();
@@ -90,6 +92,15 @@ class MetadataControllerTest {
         h.fence(other);
         h.fence(last);
         assertEquals(-1, h.partition("t", 0).getLeader());
+        return new int[] {last, other};
+    }
+
+    @Test
+    void uncleanElectionGivesALeaderlessPartitionItsFirstLiveReplicaEvenOutOfTheIsr() {
+        ControllerHarness h = new ControllerHarness(false);
+        int[] lastAndOther = offlineAfterBothFenced(h);
+        int last = lastAndOther[0];
+        int other = lastAndOther[1];
         assertEquals(List.of(last), h.partition("t", 0).getIsrList(), "the last in-sync replica stays recorded");
         assertEquals(Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE.code(),
                 ControllerHarness.itemError(elect(h, PartitionHandlers.UNCLEAN, "t", 0).response()));
@@ -119,12 +130,7 @@ class MetadataControllerTest {
     @Test
     void thePeriodicUncleanElectionTakesOnlyPartitionsWhereTheSettingIsOn() {
         ControllerHarness h = new ControllerHarness(false);
-        h.brokers(0, 1);
-        h.createTopic("t", 1, 2);
-        int last = h.partition("t", 0).getLeader();
-        int other = h.partition("t", 0).getReplicasList().stream().filter(r -> r != last).findFirst().orElseThrow();
-        h.fence(other);
-        h.fence(last);
+        int other = offlineAfterBothFenced(h)[1];
         h.unfence(other);
         assertEquals(-1, h.partition("t", 0).getLeader());
         ControllerSettings off = new ControllerSettings(false);
