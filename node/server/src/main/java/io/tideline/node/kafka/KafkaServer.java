@@ -62,11 +62,6 @@ public final class KafkaServer implements AutoCloseable {
             perIpOverrides = Map.copyOf(perIpOverrides);
         }
 
-        /** No override. */
-        public ConnectionLimits(int maxConnections, int maxConnectionsPerIp) {
-            this(maxConnections, maxConnectionsPerIp, Map.of());
-        }
-
         /** Whether a bound is set: without one the listener accepts in batches, as Netty does by default. */
         boolean bounded() {
             return maxConnections < Integer.MAX_VALUE || maxConnectionsPerIp < Integer.MAX_VALUE

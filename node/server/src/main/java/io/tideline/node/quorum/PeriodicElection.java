@@ -46,6 +46,9 @@ public abstract class PeriodicElection implements AutoCloseable {
     PeriodicElection(String taskName, String roundName, Logger log, long intervalMs, Time time, Scheduler scheduler,
                      Supplier<MetadataImage> images, BooleanSupplier active,
                      Function<ControllerCommand, CompletableFuture<ControllerResponse>> submitter) {
+        if (intervalMs <= 0) {
+            throw new IllegalArgumentException(taskName + ": the interval must be positive, got " + intervalMs);
+        }
         this.taskName = taskName;
         this.roundName = roundName;
         this.log = log;

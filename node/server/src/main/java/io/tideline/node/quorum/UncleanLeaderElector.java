@@ -42,9 +42,6 @@ public final class UncleanLeaderElector extends PeriodicElection {
                                 Function<ControllerCommand, CompletableFuture<ControllerResponse>> submitter) {
         super("controller-unclean-election", "Unclean election", log, intervalMs, time, scheduler, images, active,
                 submitter);
-        if (intervalMs <= 0) {
-            throw new IllegalArgumentException("unclean.leader.election.interval.ms must be positive: " + intervalMs);
-        }
         this.settings = settings;
     }
 
