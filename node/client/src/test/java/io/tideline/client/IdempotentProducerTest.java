@@ -97,7 +97,9 @@ class IdempotentProducerTest {
         producer.flush();
         assertEquals(1, cluster.initProducerIdRequests.size(), "InitProducerId once");
         assertEquals(-1, cluster.initProducerIdRequests.get(0).getProducerId());
-        List<RecordBatch> p0 = sentBatches(TP0);
+        // What the leader appended, not what was sent: two batches in flight on concurrent gRPC calls may reach it
+        // out of order, and the overtaking one is refused (OUT_OF_ORDER_SEQUENCE_NUMBER) and sent again.
+        List<RecordBatch> p0 = cluster.log(TP0).batches;
         List<Integer> sequences = new ArrayList<>();
         int records = 0;
         for (RecordBatch b : p0) {
