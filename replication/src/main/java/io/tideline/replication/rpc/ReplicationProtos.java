@@ -1,5 +1,6 @@
 package io.tideline.replication.rpc;
 
+import com.google.protobuf.ByteOutput;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
 import io.tideline.common.TopicPartition;
@@ -10,6 +11,9 @@ import io.tideline.replication.follower.DivergingEpoch;
 import io.tideline.replication.follower.FetchResponseData;
 import io.tideline.replication.server.FollowerFetch;
 import io.tideline.store.record.MemoryRecords;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.util.Optional;
 
 /** Conversions between the replication wire messages and the replica manager's types. */
@@ -63,10 +67,54 @@ final class ReplicationProtos {
         ByteString bytes = p.getRecords();
         // A view, not a copy: the follower's append only reads the batches (framing, CRC, the write), and
         // the bytes behind it (the received message, or in-process the leader's read) are not reused.
-        MemoryRecords records = bytes.isEmpty() ? MemoryRecords.EMPTY
-                : MemoryRecords.readableRecords(bytes.asReadOnlyByteBuffer());
+        MemoryRecords records = bytes.isEmpty() ? MemoryRecords.EMPTY : MemoryRecords.readableRecords(view(bytes));
         return new FetchResponseData(Errors.forCode(p.getErrorCode()), records, p.getHighWatermark(),
                 p.getLogStartOffset(), p.getLogEndOffset(), diverging);
+    }
+
+    /**
+     * The bytes as a buffer over the array they are in, when they are in one (what {@link FetchResponseMarshaller}
+     * parses, and an in-process leader's read). ByteString's own read-only view hides the array, and CRC32C then
+     * checksums a buffer by copying it out in 4 KiB pieces: a tenth of a follower's allocation under load
+     * (docs/performance.md). Nothing writes into the view; the array stays the ByteString's. Bytes in several pieces
+     * (not what either transport gives) get ByteString's read-only buffer.
+     */
+    static ByteBuffer view(ByteString bytes) {
+        ByteBuffer[] single = new ByteBuffer[1];
+        int[] pieces = {0};
+        try {
+            UnsafeByteOperations.unsafeWriteTo(bytes, new ByteOutput() {
+                @Override
+                public void write(byte value) {
+                    pieces[0] += 2;
+                }
+
+                @Override
+                public void write(byte[] value, int offset, int length) {
+                    writeLazy(value, offset, length);
+                }
+
+                @Override
+                public void writeLazy(byte[] value, int offset, int length) {
+                    single[0] = ByteBuffer.wrap(value, offset, length).slice();
+                    pieces[0]++;
+                }
+
+                @Override
+                public void write(ByteBuffer value) {
+                    writeLazy(value);
+                }
+
+                @Override
+                public void writeLazy(ByteBuffer value) {
+                    single[0] = value.slice();
+                    pieces[0]++;
+                }
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // the output above throws nothing
+        }
+        return pieces[0] == 1 ? single[0] : bytes.asReadOnlyByteBuffer();
     }
 
     static TopicPartition topicPartition(FetchedPartition p) {

@@ -16,6 +16,7 @@ import io.tideline.store.record.MemoryRecords;
 import io.tideline.store.record.RecordBatchBuilder;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
@@ -36,6 +37,17 @@ class FetchResponseMarshallerTest {
         return MemoryRecords.of(builder.build());
     }
 
+    @Test
+    void bytesInSeveralPiecesAreStillReadWhole() {
+        MemoryRecords sent = records();
+        ByteString whole = ByteString.copyFrom(sent.buffer().duplicate());
+        int half = whole.size() / 2;
+        ByteString pieces = whole.substring(0, half).concat(whole.substring(half));
+        ByteBuffer view = ReplicationProtos.view(pieces);
+        assertEquals(whole, ByteString.copyFrom(view));
+        assertEquals(sent.records(), MemoryRecords.readableRecords(ReplicationProtos.view(whole)).records());
+    }
+
     private static ReplicaFetchResponse response(MemoryRecords records) {
         return ReplicaFetchResponse.newBuilder()
                 .addPartitions(ReplicationProtos.toProto(new TopicPartition("orders", 3),
@@ -45,12 +57,15 @@ class FetchResponseMarshallerTest {
     }
 
     @Test
-    void receivedBytesParseToTheSameResponseWithReadOnlyRecordsTheFollowerCanAppend() {
+    void receivedBytesParseToTheSameResponseWithRecordsTheFollowerCanAppendFromTheReceivedArray() {
         MemoryRecords sent = records();
-        ReplicaFetchResponse parsed = FetchResponseMarshaller.INSTANCE.parse(new ReceivedBytes(response(sent).toByteArray()));
+        byte[] received = response(sent).toByteArray();
+        ReplicaFetchResponse parsed = FetchResponseMarshaller.INSTANCE.parse(new ReceivedBytes(received));
         assertEquals(response(sent), parsed);
         FetchResponseData data = ReplicationProtos.fromProto(parsed.getPartitions(0));
-        assertTrue(data.records().buffer().isReadOnly(), "a view of the received message, not a copy");
+        ByteBuffer view = data.records().buffer();
+        assertTrue(view.hasArray(), "a buffer over an array, which CRC32C reads in place");
+        assertEquals(received.length, view.array().length, "the whole received message's array, not a copy of the records");
         assertEquals(sent.records(), data.records().records());
         assertEquals(7L, data.records().batches().get(0).baseOffset());
         data.records().batches().forEach(b -> assertTrue(b.isValid(), "the CRC checks out on the view"));

@@ -1,5 +1,9 @@
 package io.tideline.common.errors;
 
+import java.util.Arrays;
+import java.util.Map;
+import java.util.stream.Collectors;
+
 /**
  * The error codes that cross every boundary of Tideline: store results, RPC responses, CLI output.
  * Names and numeric codes are Kafka's where the concept is Kafka's, so an operator reading a log line
@@ -94,12 +98,12 @@ public enum Errors {
         return defaultMessage;
     }
 
+    /** Every partition of every fetch answer is decoded through this: a table, not a fresh values() array each time. */
+    private static final Map<Short, Errors> BY_CODE = Arrays.stream(values())
+            .collect(Collectors.toUnmodifiableMap(e -> e.code, e -> e));
+
     public static Errors forCode(int code) {
-        for (Errors e : values()) {
-            if (e.code == code) {
-                return e;
-            }
-        }
-        return UNKNOWN_SERVER_ERROR;
+        Errors e = code == (short) code ? BY_CODE.get((short) code) : null;
+        return e != null ? e : UNKNOWN_SERVER_ERROR;
     }
 }

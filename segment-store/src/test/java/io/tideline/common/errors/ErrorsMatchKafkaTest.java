@@ -32,4 +32,14 @@ class ErrorsMatchKafkaTest {
         }
         assertNotEquals(Errors.UNKNOWN_SERVER_ERROR, Errors.forCode(Errors.MESSAGE_TOO_LARGE.code()));
     }
+
+    @Test
+    void forCodeFindsEachErrorAndCallsAnyOtherCodeUnknown() {
+        for (Errors e : Errors.values()) {
+            assertEquals(e, Errors.forCode(e.code()));
+        }
+        assertEquals(Errors.UNKNOWN_SERVER_ERROR, Errors.forCode(11), "a code Kafka has and we do not");
+        assertEquals(Errors.UNKNOWN_SERVER_ERROR, Errors.forCode(1 << 16),
+                "an int beyond a short is not truncated onto NONE");
+    }
 }
