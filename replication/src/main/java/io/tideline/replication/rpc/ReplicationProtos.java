@@ -86,17 +86,17 @@ final class ReplicationProtos {
         } catch (IOException e) {
             throw new UncheckedIOException(e); // OnePiece throws nothing
         }
-        return output.pieces == 1 ? output.piece : bytes.asReadOnlyByteBuffer();
+        return output.whole != null && !output.split ? output.whole : bytes.asReadOnlyByteBuffer();
     }
 
-    /** What a ByteString hands over of itself without copying: its one piece, if it is one. */
+    /** What a ByteString hands over of itself without copying: its one piece, unless it comes in several. */
     private static final class OnePiece extends ByteOutput {
-        ByteBuffer piece;
-        int pieces;
+        ByteBuffer whole;
+        boolean split;
 
         @Override
         public void write(byte value) {
-            pieces += 2; // byte by byte: not one piece
+            split = true;
         }
 
         @Override
@@ -106,8 +106,7 @@ final class ReplicationProtos {
 
         @Override
         public void writeLazy(byte[] value, int offset, int length) {
-            piece = ByteBuffer.wrap(value, offset, length).slice();
-            pieces++;
+            writeLazy(ByteBuffer.wrap(value, offset, length));
         }
 
         @Override
@@ -117,8 +116,8 @@ final class ReplicationProtos {
 
         @Override
         public void writeLazy(ByteBuffer value) {
-            piece = value.slice();
-            pieces++;
+            split |= whole != null;
+            whole = value.slice();
         }
     }
 
