@@ -8,6 +8,7 @@ import io.tideline.node.server.TidelineNode;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
@@ -61,6 +62,7 @@ public final class ClusterHarness implements AutoCloseable {
     private final SortedMap<Integer, Integer> clientPorts = new TreeMap<>();
     private final Map<Integer, TidelineNode> running = new ConcurrentHashMap<>();
     private final Map<Integer, TidelineNode.ChannelFactory> channelFactories = new HashMap<>();
+    private final Map<Integer, SkewedClock> clocks = new HashMap<>();
     private final Network network = new Network();
     private final Set<Integer> paused = ConcurrentHashMap.newKeySet();
 
@@ -91,6 +93,7 @@ public final class ClusterHarness implements AutoCloseable {
         }
         for (int id = 1; id <= size; id++) {
             channelFactories.put(id, proxiedChannels(id));
+            clocks.put(id, new SkewedClock(time));
         }
         this.configs = new NodeConfigs(root, quorumPorts, clientPorts,
                 (from, to) -> network.link(raftLink(from, to)).port(), id -> network.link(clientLink(id)).port(),
@@ -151,10 +154,14 @@ public final class ClusterHarness implements AutoCloseable {
     }
 
     private void startAll() throws Exception {
-        ExecutorService starter = Executors.newFixedThreadPool(clientPorts.size());
+        startTogether(List.copyOf(clientPorts.keySet()));
+    }
+
+    private void startTogether(List<Integer> ids) throws Exception {
+        ExecutorService starter = Executors.newFixedThreadPool(ids.size());
         try {
             Map<Integer, Future<TidelineNode>> starting = new TreeMap<>();
-            for (int id : clientPorts.keySet()) {
+            for (int id : ids) {
                 starting.put(id, starter.submit(() -> startNode(id)));
             }
             for (Map.Entry<Integer, Future<TidelineNode>> e : starting.entrySet()) {
@@ -166,7 +173,7 @@ public final class ClusterHarness implements AutoCloseable {
     }
 
     private TidelineNode startNode(int id) throws IOException, InterruptedException {
-        return TidelineNode.start(configs.config(id), time, channelFactories.get(id));
+        return TidelineNode.start(configs.config(id), clocks.get(id), channelFactories.get(id));
     }
 
     public Network network() {
@@ -338,6 +345,35 @@ public final class ClusterHarness implements AutoCloseable {
         TidelineNode n = startNode(id);
         running.put(id, n);
         return n;
+    }
+
+    /**
+     * Starts several stopped or killed nodes again at once and returns when every one serves: nodes that
+     * together hold the quorum's majority cannot start one after the other, since each waits for a quorum
+     * leader to register with.
+     */
+    public void restartTogether(List<Integer> ids) throws Exception {
+        for (int id : ids) {
+            requireNode(id);
+            if (running.containsKey(id)) {
+                throw new IllegalStateException("node " + id + " is running");
+            }
+        }
+        startTogether(ids);
+    }
+
+    /**
+     * Sets node {@code id}'s wall clock {@code offset} ahead of the cluster's (behind when negative; zero puts it
+     * right). The offset belongs to the node's seat, so it survives a restart of the node.
+     */
+    public void skewClock(int id, Duration offset) {
+        requireNode(id);
+        clocks.get(id).skew(offset);
+    }
+
+    public Duration clockSkew(int id) {
+        requireNode(id);
+        return clocks.get(id).skew();
     }
 
     /** A readable text of every node's image, replicas, log bounds and fetcher state, and of the links. */

@@ -3,6 +3,7 @@ package io.tideline.cluster.nemesis;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.SortedMap;
@@ -16,9 +17,11 @@ import java.util.TreeSet;
  * touches the cluster) keep one.
  *
  * <p>Invariants: every node is a voter of the metadata quorum, so at most {@code (n - 1) / 2} nodes are down
- * at once and the quorum keeps a majority; a node is taken down only when up and brought up only when down; a
- * link is broken only when healthy and healed only when broken. {@link #healing()} lists what puts everything
- * right again. Not thread-safe.
+ * at once and the quorum keeps a majority, except for one deliberate loss of the majority
+ * ({@link #loseQuorum}), which is taken only when nothing else is down and which nothing else joins; a node is
+ * taken down only when up and brought up only when down; a link is broken only when healthy and healed only
+ * when broken; a clock is skewed only when right and put right only when skewed. {@link #healing()} lists what
+ * puts everything right again. Not thread-safe.
  */
 public final class ClusterModel {
     private final List<Integer> nodes;
@@ -26,6 +29,7 @@ public final class ClusterModel {
     private final int maxDown;
     private final SortedMap<Integer, Operation> down = new TreeMap<>();
     private final SortedMap<String, Operation> broken = new TreeMap<>();
+    private final SortedMap<Integer, Operation> skewed = new TreeMap<>();
 
     /** {@code links} are the names of the links the nemesis may break, as in the harness's network. */
     public ClusterModel(List<Integer> nodes, Collection<String> links) {
@@ -93,6 +97,22 @@ public final class ClusterModel {
         return undo;
     }
 
+    /**
+     * Marks {@code nodes} down together, more than {@link #maxDown()}, so the quorum has no majority until
+     * {@code bringBack} (which brings all of them back at once) runs. Allowed only when no node is down.
+     */
+    public void loseQuorum(List<Integer> nodes, Operation bringBack) {
+        nodes.forEach(this::requireNode);
+        if (!down.isEmpty()) {
+            throw new IllegalStateException("the quorum is lost only from a whole cluster: " + down.keySet()
+                    + " are down already");
+        }
+        if (new TreeSet<>(nodes).size() != nodes.size() || nodes.size() <= maxDown) {
+            throw new IllegalArgumentException(nodes + " are not more than " + maxDown + " distinct nodes");
+        }
+        nodes.forEach(node -> down.put(node, bringBack));
+    }
+
     public void bringUp(int node) {
         requireNode(node);
         if (down.remove(node) == null) {
@@ -116,6 +136,30 @@ public final class ClusterModel {
         }
     }
 
+    public List<Integer> skewedNodes() {
+        return List.copyOf(skewed.keySet());
+    }
+
+    public List<Integer> unskewedNodes() {
+        return nodes.stream().filter(n -> !skewed.containsKey(n)).toList();
+    }
+
+    /** Marks {@code node}'s clock skewed; {@code putRight} is what sets it right again. */
+    public void skewClock(int node, Operation putRight) {
+        requireNode(node);
+        if (skewed.containsKey(node)) {
+            throw new IllegalStateException("node " + node + "'s clock is already skewed");
+        }
+        skewed.put(node, putRight);
+    }
+
+    public void unskewClock(int node) {
+        requireNode(node);
+        if (skewed.remove(node) == null) {
+            throw new IllegalStateException("node " + node + "'s clock is not skewed");
+        }
+    }
+
     public void requireNode(int node) {
         if (!nodes.contains(node)) {
             throw new IllegalArgumentException("no node " + node + " in " + nodes);
@@ -128,15 +172,19 @@ public final class ClusterModel {
         }
     }
 
-    /** The operations that undo every fault in force: nodes brought back first (by id), then links healed. */
+    /**
+     * The operations that undo every fault in force: nodes brought back first (by id; nodes taken down together
+     * come back by one operation), then links healed, then clocks put right.
+     */
     public List<Operation> healing() {
-        List<Operation> undo = new ArrayList<>(down.values());
+        List<Operation> undo = new ArrayList<>(new LinkedHashSet<>(down.values()));
         undo.addAll(broken.values());
+        undo.addAll(skewed.values());
         return undo;
     }
 
     @Override
     public String toString() {
-        return "down " + down.keySet() + ", broken links " + broken.keySet();
+        return "down " + down.keySet() + ", broken links " + broken.keySet() + ", skewed clocks " + skewed.keySet();
     }
 }

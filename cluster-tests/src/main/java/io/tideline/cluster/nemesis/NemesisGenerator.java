@@ -28,6 +28,9 @@ public final class NemesisGenerator {
     public record Context(NemesisSpec spec, ClusterModel model) { }
 
     private static final int MAX_DELAY_MS = 300;
+    /** Clock skews of 0.5 to 10 s either way: past every heartbeat interval, within a session timeout or two. */
+    private static final int MIN_SKEW_MS = 500;
+    private static final int MAX_SKEW_MS = 10_000;
 
     static final List<Choice> CHOICES = List.of(
             new Choice("cut one link", 3, (c, r) -> pick(r, c.model().healthyLinks())
@@ -50,6 +53,16 @@ public final class NemesisGenerator {
                     ? pick(r, c.model().upNodes()).map(Pause::new) : Optional.empty()),
             new Choice("partition a node", 1, (c, r) -> c.model().canTakeDown()
                     ? pick(r, c.model().upNodes()).map(PartitionNode::new) : Optional.empty()),
+            new Choice("cut a node's Raft links", 1, (c, r) -> c.model().canTakeDown()
+                    ? pick(r, c.model().upNodes()).map(IsolateRaft::new) : Optional.empty()),
+            new Choice("isolate the quorum leader", 1, (c, r) -> c.model().canTakeDown()
+                    ? pick(r, c.model().upNodes()).map(IsolateRaftLeader::new) : Optional.empty()),
+            new Choice("kill two nodes at once", 1, (c, r) -> c.model().downNodes().isEmpty()
+                    && c.model().nodes().size() >= 3 ? Optional.of(new KillTogether(two(r, c.model().nodes())))
+                    : Optional.empty()),
+            new Choice("skew a node's clock", 1, (c, r) -> pick(r, c.model().unskewedNodes())
+                    .map(node -> new SkewClock(node, skewMs(r)))),
+            new Choice("put a clock right", 2, (c, r) -> pick(r, c.model().skewedNodes()).map(UnskewClock::new)),
             new Choice("bring a node back", 3, (c, r) -> pick(r, c.model().downNodes())
                     .map(node -> c.model().bringBack(node))),
             new Choice("delete records", 1, (c, r) -> Optional.of(new DeleteRecords((1 + r.nextInt(10)) / 10.0))),
@@ -96,6 +109,18 @@ public final class NemesisGenerator {
         List<Integer> shuffled = new ArrayList<>(spec.nodes());
         Collections.shuffle(shuffled, random);
         return List.copyOf(shuffled.subList(0, spec.replicationFactor()));
+    }
+
+    /** Two distinct nodes, in ascending order. */
+    private static List<Integer> two(Random random, List<Integer> nodes) {
+        List<Integer> shuffled = new ArrayList<>(nodes);
+        Collections.shuffle(shuffled, random);
+        return shuffled.subList(0, 2).stream().sorted().toList();
+    }
+
+    private static long skewMs(Random random) {
+        long magnitude = MIN_SKEW_MS + random.nextInt(MAX_SKEW_MS - MIN_SKEW_MS + 1);
+        return random.nextBoolean() ? magnitude : -magnitude;
     }
 
     private static <T> Optional<T> pick(Random random, List<T> from) {

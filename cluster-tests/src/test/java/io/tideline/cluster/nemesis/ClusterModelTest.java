@@ -63,4 +63,53 @@ class ClusterModelTest {
         assertTrue(spec.links().stream().noneMatch(l -> l.endsWith("raft")), spec.links().toString());
         assertEquals(List.of("5->1 replication", "1->5 replication"), spec.linksOf(5).subList(0, 2));
     }
+
+    @Test
+    void theQuorumIsLostOnlyFromAWholeClusterAndComesBackAtOnce() {
+        new KillTogether(List.of(2, 4, 5)).update(model);
+
+        assertEquals(List.of(2, 4, 5), model.downNodes());
+        assertThrows(IllegalStateException.class, () -> new Kill(1).update(model));
+        assertEquals(new RestartTogether(List.of(2, 4, 5)), model.bringBack(4));
+        assertEquals(List.of(new RestartTogether(List.of(2, 4, 5))), model.healing());
+
+        model.bringBack(2).update(model);
+        new Kill(1).update(model);
+        var refused = assertThrows(IllegalStateException.class,
+                () -> new KillTogether(List.of(2, 3, 4)).update(model));
+        assertEquals("the quorum is lost only from a whole cluster: [1] are down already", refused.getMessage());
+    }
+
+    @Test
+    void aQuorumLossTakesMoreNodesThanTheQuorumCanLose() {
+        var refused = assertThrows(IllegalArgumentException.class,
+                () -> new KillTogether(List.of(2, 3)).update(model));
+
+        assertEquals("[2, 3] are not more than 2 distinct nodes", refused.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> new KillTogether(List.of(2, 2, 3)).update(model));
+        assertEquals(List.of(), model.downNodes());
+    }
+
+    @Test
+    void aClockIsSkewedOnceAndPutRightOnceAfterTheNodesAndLinks() {
+        new SkewClock(3, -2500).update(model);
+        new Kill(1).update(model);
+
+        assertThrows(IllegalStateException.class, () -> new SkewClock(3, 700).update(model));
+        assertThrows(IllegalStateException.class, () -> new UnskewClock(2).update(model));
+        assertEquals(List.of(1, 2, 4, 5), model.unskewedNodes());
+        assertEquals(List.of(new Restart(1, true), new UnskewClock(3)), model.healing());
+    }
+
+    @Test
+    void anIsolatedQuorumLeaderCountsAsItsPlannedNodeDown() {
+        IsolateRaftLeader isolate = new IsolateRaftLeader(4);
+        isolate.update(model);
+        new IsolateRaft(2).update(model);
+
+        assertEquals(List.of(2, 4), model.downNodes());
+        assertThrows(IllegalStateException.class, () -> new Kill(1).update(model));
+        assertEquals(List.of(new HealRaft(2), new HealIsolatedLeader(isolate)), model.healing());
+        assertEquals(4, isolate.isolated());
+    }
 }

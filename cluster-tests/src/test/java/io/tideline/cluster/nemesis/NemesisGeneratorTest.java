@@ -36,12 +36,17 @@ class NemesisGeneratorTest {
         assertEquals(50, plans.size());
     }
 
-    /** Replayed on a fresh model, a plan never breaks an invariant, and its healing leaves nothing broken. */
+    /**
+     * Replayed on a fresh model, a plan never breaks an invariant, and its healing leaves nothing broken: at most
+     * one of 4 voters is down at a time, except while two were killed together from a whole cluster, and clocks
+     * are skewed and put right in turn.
+     */
     @Property(tries = 300)
     void everyPlanKeepsTheQuorumAndHealsEverything(@ForAll long seed) {
         NemesisPlan plan = NemesisGenerator.plan(seed, SPEC);
         ClusterModel model = SPEC.newModel();
         Set<Integer> down = new TreeSet<>();
+        Set<Integer> skewed = new TreeSet<>();
         for (Operation step : plan.steps()) {
             step.update(model);
             if (step instanceof Kill k) {
@@ -50,8 +55,22 @@ class NemesisGeneratorTest {
                 assertTrue(down.add(s.node()), plan.toString());
             } else if (step instanceof Restart r) {
                 assertTrue(down.remove(r.node()), plan.toString());
+            } else if (step instanceof KillTogether k) {
+                assertTrue(down.isEmpty(), "two killed together only from a whole cluster: " + plan);
+                assertEquals(2, k.nodes().size(), plan.toString());
+                down.addAll(k.nodes());
+            } else if (step instanceof RestartTogether r) {
+                assertTrue(down.containsAll(r.nodes()), plan.toString());
+                down.removeAll(r.nodes());
+            } else if (step instanceof SkewClock c) {
+                assertTrue(skewed.add(c.node()), plan.toString());
+                assertTrue(Math.abs(c.offsetMs()) >= 500 && Math.abs(c.offsetMs()) <= 10_000, c.toString());
+            } else if (step instanceof UnskewClock c) {
+                assertTrue(skewed.remove(c.node()), plan.toString());
             }
-            assertTrue(down.size() <= 1, "a majority of 4 voters is 3: " + plan);
+            assertTrue(down.size() <= 1 || model.downNodes().size() == 2 && down.size() == 2,
+                    "a majority of 4 voters is 3: " + plan);
+            assertEquals(model.skewedNodes(), List.copyOf(skewed), plan.toString());
         }
         for (Operation step : plan.healing()) {
             step.update(model);
@@ -59,6 +78,7 @@ class NemesisGeneratorTest {
 
         assertEquals(List.of(), model.downNodes(), plan.toString());
         assertEquals(List.of(), model.brokenLinks(), plan.toString());
+        assertEquals(List.of(), model.skewedNodes(), plan.toString());
         assertEquals(3, new HashSet<>(plan.initialReplicas()).size());
     }
 
@@ -85,8 +105,9 @@ class NemesisGeneratorTest {
         }
 
         assertEquals(new TreeSet<>(List.of("cut", "delay", "delete-records", "drop-connections", "heal",
-                "heal-partition", "kill", "partition", "pause", "reassign", "restart", "resume", "retention-pass",
-                "stop", "wait")), kinds);
+                "heal-partition", "heal-raft", "isolate-raft", "isolate-raft-leader", "kill", "kill-together",
+                "partition", "pause", "reassign", "restart", "restart-together", "resume", "retention-pass",
+                "skew-clock", "stop", "unskew-clock", "wait")), kinds);
     }
 
     @Test

@@ -16,6 +16,7 @@ import io.tideline.cluster.nemesis.NemesisSettings;
 import io.tideline.cluster.nemesis.NemesisSpec;
 import io.tideline.cluster.nemesis.NemesisTally;
 import io.tideline.cluster.nemesis.Restart;
+import io.tideline.cluster.nemesis.RestartTogether;
 import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
 import io.tideline.proto.metadata.PartitionRecord;
@@ -32,9 +33,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 11, scenario 9: seeded random sequences of faults (cut, delay, heal, drop connections, kill, stop,
- * restart), DeleteRecords, retention passes and reassignments, against acks=all load with min.insync.replicas=2,
- * each round ended by healing everything, a final full read and the history checker. Rounds go on until the
+ * Seeded random sequences of faults (cut, delay, heal, drop connections, kill, stop, restart, a node's Raft links
+ * cut, the quorum leader isolated from its voters while it still leads partitions, two nodes killed at once so
+ * the quorum has no majority, a node's clock skewed by seconds), DeleteRecords, retention passes and
+ * reassignments, against acks=all load with min.insync.replicas=2, each round ended by healing everything, a final full read and the history checker. Rounds go on until the
  * budget ({@code -Dnemesis.budget}, ISO-8601, default {@link #DEFAULT_BUDGET}) or for {@code -Dnemesis.rounds};
  * {@code -Dnemesis.seed=S} reruns round S alone. A failing round prints its seed, its plan, what each step did
  * and the command that reruns it (and the extension dumps the cluster).
@@ -111,6 +113,8 @@ class NemesisScenarioTest {
         NemesisRunner runner = new NemesisRunner(new NemesisContext(cluster, admin, tp), SPEC.newModel(), step -> {
             if (step.operation() instanceof Restart restart) {
                 sampler.restarted(restart.node(), restart.afterCrash());
+            } else if (step.operation() instanceof RestartTogether together) {
+                together.nodes().forEach(node -> sampler.restarted(node, true));
             }
             sampler.sample();
         });
