@@ -50,7 +50,8 @@ import java.util.stream.Collectors;
  * from SIGSTOP). A node's links to itself (its broker to its own voter) are direct.
  *
  * <p>What survives a {@link #kill}/{@link #restart} or {@link #stop}/{@link #restart}: the node's ports (probed
- * once, together, at construction), its data directories, the injected {@link Time}, its channel factory and
+ * once, together, at construction), its data directories, the injected {@link Time} (with the node's skew, see
+ * {@link #skewClock}), its channel factory and
  * so the proxies (a restarted node is still behind the same links, in whatever state they were left).
  */
 public final class ClusterHarness implements AutoCloseable {
