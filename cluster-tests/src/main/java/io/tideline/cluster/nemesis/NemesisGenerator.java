@@ -60,6 +60,8 @@ public final class NemesisGenerator {
             new Choice("kill two nodes at once", 1, (c, r) -> c.model().downNodes().isEmpty()
                     && c.model().nodes().size() >= 3 ? Optional.of(new KillTogether(two(r, c.model().nodes())))
                     : Optional.empty()),
+            new Choice("fill a node's disk", 1, (c, r) -> c.spec().diskFaults() && c.model().canTakeDown()
+                    ? pick(r, c.model().upNodes()).map(FillDisk::new) : Optional.empty()),
             new Choice("skew a node's clock", 1, (c, r) -> pick(r, c.model().unskewedNodes())
                     .map(node -> new SkewClock(node, skewMs(r)))),
             new Choice("put a clock right", 2, (c, r) -> pick(r, c.model().skewedNodes()).map(UnskewClock::new)),

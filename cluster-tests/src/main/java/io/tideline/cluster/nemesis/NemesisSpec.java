@@ -7,9 +7,16 @@ import java.util.List;
 
 /**
  * The shape of the sequences to generate: the cluster's node ids, the partition's replication factor, how many
- * steps (faults, heals, operator actions) a sequence has, and the range of the waits between them.
+ * steps (faults, heals, operator actions) a sequence has, the range of the waits between them, and whether each
+ * node's log dir is a small disk of its own that the nemesis may fill ({@link FillDisk}: only where the run may
+ * mount one, as root).
  */
-public record NemesisSpec(List<Integer> nodes, int replicationFactor, int steps, Duration minWait, Duration maxWait) {
+public record NemesisSpec(List<Integer> nodes, int replicationFactor, int steps, Duration minWait, Duration maxWait,
+                          boolean diskFaults) {
+    public NemesisSpec(List<Integer> nodes, int replicationFactor, int steps, Duration minWait, Duration maxWait) {
+        this(nodes, replicationFactor, steps, minWait, maxWait, false);
+    }
+
     public NemesisSpec {
         nodes = List.copyOf(nodes);
         if (replicationFactor < 1 || replicationFactor > nodes.size()) {

@@ -111,6 +111,26 @@ class NemesisGeneratorTest {
     }
 
     @Test
+    void aDiskIsFilledOnlyWhereTheSpecHasSmallDisksAndIsFreedByARestart() {
+        NemesisSpec withDisks = new NemesisSpec(SPEC.nodes(), 3, 12, Duration.ofMillis(100), Duration.ofMillis(900),
+                true);
+        Set<String> with = new TreeSet<>();
+        Set<String> without = new TreeSet<>();
+        for (long seed = 1; seed <= 200; seed++) {
+            NemesisPlan plan = NemesisGenerator.plan(seed, withDisks);
+            plan.steps().forEach(s -> with.add(s.kind()));
+            plan.healing().forEach(s -> with.add(s.kind()));
+            NemesisGenerator.plan(seed, SPEC).steps().forEach(s -> without.add(s.kind()));
+        }
+
+        assertTrue(with.containsAll(List.of("fill-disk", "free-disk")), with.toString());
+        assertTrue(without.stream().noneMatch(k -> k.endsWith("-disk")), without.toString());
+        ClusterModel model = withDisks.newModel();
+        new FillDisk(2).update(model);
+        assertEquals(List.of(new FreeDisk(2)), model.healing());
+    }
+
+    @Test
     void aPlanPrintsAsNumberedReadableSteps() {
         NemesisPlan plan = new NemesisPlan(42, List.of(2, 1, 3), List.of(new Kill(2), new Wait(Duration.ofMillis(300)),
                 new CutLinks(List.of("3->1 replication")), new DeleteRecords(0.5)),

@@ -8,6 +8,7 @@ import io.tideline.cluster.harness.ClusterHarness;
 import io.tideline.cluster.history.CheckResult;
 import io.tideline.cluster.history.History;
 import io.tideline.cluster.history.HistoryChecker;
+import io.tideline.cluster.nemesis.FreeDisk;
 import io.tideline.cluster.nemesis.NemesisContext;
 import io.tideline.cluster.nemesis.NemesisGenerator;
 import io.tideline.cluster.nemesis.NemesisPlan;
@@ -20,8 +21,10 @@ import io.tideline.cluster.nemesis.RestartTogether;
 import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
 import io.tideline.proto.metadata.PartitionRecord;
+import io.tideline.testsupport.disk.SmallDisk;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -50,8 +53,14 @@ import org.junit.jupiter.api.io.TempDir;
 class NemesisScenarioTest {
     static final Duration DEFAULT_BUDGET = Duration.ofSeconds(60);
     private static final int NODES = 4;
+    /**
+     * Each node's log dir is a tmpfs of this size where the run may mount one (as root, as CI runs), so the
+     * nemesis can fill one node's disk; a round's topic stays far below it (8 KiB segments, 2 s retention).
+     */
+    private static final long LOG_DISK_BYTES = 64L << 20;
+    private static final boolean DISK_FAULTS = SmallDisk.canMount();
     private static final NemesisSpec SPEC = new NemesisSpec(List.of(1, 2, 3, 4), 3, 8,
-            Duration.ofMillis(200), Duration.ofMillis(1200));
+            Duration.ofMillis(200), Duration.ofMillis(1200), DISK_FAULTS);
     /**
      * At most 100 records a second: unpaced, a round on an idle machine wrote 20,000 records, which the final
      * read (one segment a fetch) could not read back within its bound; on a loaded one it writes 300.
@@ -64,14 +73,18 @@ class NemesisScenarioTest {
     Path dir;
     ClusterHarness cluster;
     private TidelineAdmin admin;
+    private final List<SmallDisk> disks = new ArrayList<>();
 
     @AfterEach
-    void close() {
+    void close() throws Exception {
         if (admin != null) {
             admin.close();
         }
         if (cluster != null) {
             cluster.close();
+        }
+        for (SmallDisk disk : disks) {
+            disk.close();
         }
     }
 
@@ -82,6 +95,13 @@ class NemesisScenarioTest {
         long runSeed = System.nanoTime();
         System.out.println("nemesis: " + settings + ", round seeds drawn from " + runSeed);
         Random seeds = new Random(runSeed);
+        if (DISK_FAULTS) {
+            for (int node : SPEC.nodes()) {
+                disks.add(SmallDisk.mount(dir.resolve("node-" + node).resolve("logs"), LOG_DISK_BYTES));
+            }
+        } else {
+            System.out.println("nemesis: not root, so no small disks to fill: the fill-disk fault is left out");
+        }
         cluster = ClusterHarness.start(dir, NODES, Map.of(
                 "replica.lag.time.max.ms", 1500,
                 // Retention runs only when the nemesis says so (RetentionPass), not on the broker's timer.
@@ -113,6 +133,8 @@ class NemesisScenarioTest {
         NemesisRunner runner = new NemesisRunner(new NemesisContext(cluster, admin, tp), SPEC.newModel(), step -> {
             if (step.operation() instanceof Restart restart) {
                 sampler.restarted(restart.node(), restart.afterCrash());
+            } else if (step.operation() instanceof FreeDisk freed) {
+                sampler.restarted(freed.node(), true);
             } else if (step.operation() instanceof RestartTogether together) {
                 together.nodes().forEach(node -> sampler.restarted(node, true));
             }
