@@ -2,7 +2,6 @@ package io.tideline.node.quorum;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tideline.common.errors.Errors;
@@ -23,7 +22,6 @@ import io.tideline.proto.metadata.ExpireGroups;
 import io.tideline.proto.metadata.ReplicaAssignment;
 import io.tideline.proto.metadata.TargetReassignment;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -106,6 +104,22 @@ class HostileLogEntriesTest {
         assertEquals(Errors.NONE.code(), after.getResults(0).getErrorCode(), after.toString());
         cluster.awaitAllImages("the topic created after the restart", img -> img.topic("after").isPresent());
         assertFalse(cluster.awaitIdenticalImages().topic("huge").isPresent());
+    }
+
+    @Test
+    void theControllerClientRefusesWhatFailsTheChecksWithoutProposingIt() throws Exception {
+        cluster = QuorumTestCluster.start(dir, 3);
+        ControllerClient client = cluster.client();
+        cluster.registerAndUnfence(client, 1, 2, 3);
+        MetadataImage before = cluster.awaitIdenticalImages();
+        ControllerResponse huge = client.createTopics(List.of(CreatableTopic.newBuilder().setName("huge")
+                .setNumPartitions(Integer.MAX_VALUE).setReplicationFactor(1).build()), false).get();
+        assertEquals(Errors.POLICY_VIOLATION.code(), huge.getErrorCode(), huge.toString());
+        ControllerResponse negative = client.registerBroker(-1, "x", List.of(), "").get();
+        assertEquals(Errors.INVALID_REQUEST.code(), negative.getErrorCode(), negative.toString());
+        for (QuorumServer voter : cluster.live()) {
+            assertEquals(before.offset(), voter.image().offset(), "voter " + voter.nodeId() + " applied an entry");
+        }
     }
 
     @Test
