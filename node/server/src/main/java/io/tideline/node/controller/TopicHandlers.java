@@ -54,8 +54,8 @@ final class TopicHandlers {
     ControllerResult create(MetadataImage image, CreateTopics cmd, long offset) {
         ControllerResponse.Builder response = ControllerResponse.newBuilder();
         List<MetadataRecord> records = new ArrayList<>();
-        // Metric names of the topics that exist or that this request creates, built once: a lookup per topic
-        // keeps a request's work linear in its size and the cluster's, not in their product.
+        // The metric names of the existing topics, built once: a lookup per topic keeps a request's work linear
+        // in its size plus the cluster's, not in their product (docs/behaviours.md B104).
         Map<String, String> metricNames = new HashMap<>();
         image.topics().keySet().forEach(name -> metricNames.putIfAbsent(TopicNames.metricName(name), name));
         Set<String> createdInThisRequest = new HashSet<>();
