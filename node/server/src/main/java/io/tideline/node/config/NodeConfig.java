@@ -90,6 +90,9 @@ public final class NodeConfig extends AbstractConfig {
     public static final String DEFAULT_REPLICATION_FACTOR_CONFIG = "default.replication.factor";
     public static final int DEFAULT_REPLICATION_FACTOR_DEFAULT = 1;
 
+    public static final String MAX_PARTITIONS_CONFIG = "max.partitions";
+    public static final int MAX_PARTITIONS_DEFAULT = 100_000;
+
     private static final ConfigDef CONFIG = new ConfigDef()
             .define(NODE_ID_CONFIG, INT, ConfigDef.NO_DEFAULT, Range.atLeast(0), HIGH,
                     "The id of this node, unique in the cluster. A controller's id must appear in "
@@ -164,7 +167,14 @@ public final class NodeConfig extends AbstractConfig {
             .define(DEFAULT_REPLICATION_FACTOR_CONFIG, INT, DEFAULT_REPLICATION_FACTOR_DEFAULT,
                     Range.between(1, Short.MAX_VALUE), MEDIUM,
                     "The replication factor of a topic created through the Kafka listener with replication_factor "
-                    + "-1; the broker that receives the request applies its own value.");
+                    + "-1; the broker that receives the request applies its own value.")
+            .define(MAX_PARTITIONS_CONFIG, INT, MAX_PARTITIONS_DEFAULT, Range.atLeast(1), MEDIUM,
+                    "The most partitions the cluster may hold, all topics together. A CreateTopics or "
+                    + "CreatePartitions that would pass it is refused with POLICY_VIOLATION and changes nothing, so "
+                    + "the metadata image every node holds in memory cannot grow without bound. Enforced by the "
+                    + "controller: all controllers must have the same value. Lowering it below the cluster's current "
+                    + "count removes nothing; it only stops new partitions. (One request adds at most 10000, as in "
+                    + "Kafka.)");
 
     private final int nodeId;
     private final Set<ProcessRole> roles;
@@ -183,6 +193,7 @@ public final class NodeConfig extends AbstractConfig {
     private final long uncleanLeaderElectionIntervalMs;
     private final int numPartitions;
     private final int defaultReplicationFactor;
+    private final int maxPartitions;
 
     /**
      * @throws ConfigException naming the key for a bad or missing value, or a broken cross-field rule
@@ -210,6 +221,7 @@ public final class NodeConfig extends AbstractConfig {
         this.uncleanLeaderElectionIntervalMs = getLong(UNCLEAN_LEADER_ELECTION_INTERVAL_MS_CONFIG);
         this.numPartitions = getInt(NUM_PARTITIONS_CONFIG);
         this.defaultReplicationFactor = getInt(DEFAULT_REPLICATION_FACTOR_CONFIG);
+        this.maxPartitions = getInt(MAX_PARTITIONS_CONFIG);
         validate();
     }
 
@@ -337,6 +349,11 @@ public final class NodeConfig extends AbstractConfig {
 
     public int defaultReplicationFactor() {
         return defaultReplicationFactor;
+    }
+
+    /** {@code max.partitions}: the cluster-wide bound on partitions the controller enforces. */
+    public int maxPartitions() {
+        return maxPartitions;
     }
 
     public int leaderImbalancePerBrokerPercentage() {

@@ -8,19 +8,24 @@ import io.tideline.proto.metadata.ControllerCommand;
  * The controller's decisions as a pure function: (image, command, Raft index) -> records + response.
  * Every voter runs it on every committed command, in log order, and replays the records it returns;
  * it reads no clock (commands carry their timestamp), no random source and no local state, so all
- * voters reach the same image. A refused command returns an error and no records.
+ * voters reach the same image. A refused command returns an error and no records. It is total: the
+ * image-free {@link CommandChecks} run first, so every command's work is bounded by its own size and
+ * the cluster's bounds (docs/behaviours.md B100-B104).
  *
  * <p>Thread-safety: stateless apart from its settings; call it from one apply thread.
  */
 public final class MetadataController {
+    private final CommandChecks checks;
     private final BrokerHandlers brokers;
-    private final TopicHandlers topics = new TopicHandlers();
+    private final TopicHandlers topics;
     private final PartitionHandlers partitions;
     private final BrokerConfigHandlers brokerConfigs = new BrokerConfigHandlers();
     private final ProducerIdHandlers producerIds = new ProducerIdHandlers();
     private final GroupHandlers groups = new GroupHandlers();
 
     public MetadataController(ControllerSettings settings) {
+        this.checks = new CommandChecks(settings);
+        this.topics = new TopicHandlers(settings);
         this.brokers = new BrokerHandlers(settings);
         this.partitions = new PartitionHandlers(settings);
     }
@@ -30,8 +35,21 @@ public final class MetadataController {
      *               seed of topic ids and placement)
      */
     public ControllerResult apply(MetadataImage image, ControllerCommand command, long offset, long term) {
+        // The same checks ran before the command was proposed, but an entry in the log may come from
+        // elsewhere: they bound everything below (docs/behaviours.md B103).
+        CommandChecks.Refusal refusal = checks.check(command);
+        ControllerResult result = refusal != null ? refusal.result() : decide(image, command, offset);
+        return new ControllerResult(result.response().toBuilder().setOffset(offset).build(), result.records());
+    }
+
+    /** The image-free checks this controller applies first; the controller client runs the same before proposing. */
+    public CommandChecks checks() {
+        return checks;
+    }
+
+    private ControllerResult decide(MetadataImage image, ControllerCommand command, long offset) {
         long ts = command.getTimestampMs();
-        ControllerResult result = switch (command.getCommandCase()) {
+        return switch (command.getCommandCase()) {
             case REGISTER_BROKER -> brokers.register(image, command.getRegisterBroker(), offset, ts);
             case UNFENCE_BROKER -> brokers.unfence(image, command.getUnfenceBroker(), ts);
             case FENCE_BROKER -> brokers.fence(image, command.getFenceBroker(), ts);
@@ -53,6 +71,5 @@ public final class MetadataController {
             case DELETE_GROUP_OFFSETS -> groups.deleteGroupOffsets(image, command.getDeleteGroupOffsets());
             case COMMAND_NOT_SET -> ControllerResult.error(Errors.INVALID_REQUEST, "the command is empty");
         };
-        return new ControllerResult(result.response().toBuilder().setOffset(offset).build(), result.records());
     }
 }

@@ -22,6 +22,7 @@ import io.tideline.proto.metadata.RemoveTopicRecord;
 import io.tideline.proto.metadata.ReplicaAssignment;
 import io.tideline.proto.metadata.TopicRecord;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +31,11 @@ import java.util.TreeMap;
 
 /** Topic creation, deletion and config changes. Each topic of a request succeeds or fails on its own. */
 final class TopicHandlers {
+    private final int maxPartitions;
+
+    TopicHandlers(ControllerSettings settings) {
+        this.maxPartitions = settings.maxPartitions();
+    }
 
     /**
      * Whether {@code topic} may get a leader from outside its ISR: the topic's own value, else the cluster-wide
@@ -48,11 +54,17 @@ final class TopicHandlers {
     ControllerResult create(MetadataImage image, CreateTopics cmd, long offset) {
         ControllerResponse.Builder response = ControllerResponse.newBuilder();
         List<MetadataRecord> records = new ArrayList<>();
+        // The metric names of the existing topics, built once: a lookup per topic keeps a request's work linear
+        // in its size plus the cluster's, not in their product (docs/behaviours.md B104).
+        Map<String, String> metricNames = new HashMap<>();
+        image.topics().keySet().forEach(name -> metricNames.putIfAbsent(TopicNames.metricName(name), name));
         Set<String> createdInThisRequest = new HashSet<>();
+        long[] clusterPartitions = {image.partitionCount()};
         for (CreatableTopic topic : cmd.getTopicsList()) {
             ItemResult.Builder item = ItemResult.newBuilder().setName(topic.getName());
             List<MetadataRecord> topicRecords = new ArrayList<>();
-            Errors error = createOne(image, topic, offset, createdInThisRequest, topicRecords, item);
+            Errors error = createOne(image, topic, offset, metricNames, createdInThisRequest, clusterPartitions,
+                    topicRecords, item);
             item.setErrorCode(error.code());
             if (error == Errors.NONE) {
                 createdInThisRequest.add(TopicNames.metricName(topic.getName()));
@@ -65,8 +77,9 @@ final class TopicHandlers {
         return ControllerResult.of(response.build(), records);
     }
 
-    private Errors createOne(MetadataImage image, CreatableTopic topic, long offset, Set<String> alsoTaken,
-                             List<MetadataRecord> records, ItemResult.Builder item) {
+    private Errors createOne(MetadataImage image, CreatableTopic topic, long offset, Map<String, String> metricNames,
+                             Set<String> alsoTaken, long[] clusterPartitions, List<MetadataRecord> records,
+                             ItemResult.Builder item) {
         String invalid = TopicNames.invalidReason(topic.getName());
         if (invalid != null) {
             item.setErrorMessage(invalid);
@@ -77,12 +90,11 @@ final class TopicHandlers {
             return Errors.TOPIC_ALREADY_EXISTS;
         }
         String metricName = TopicNames.metricName(topic.getName());
-        for (String existing : image.topics().keySet()) {
-            if (TopicNames.metricName(existing).equals(metricName)) {
-                item.setErrorMessage("topic '" + topic.getName() + "' collides with existing topic '" + existing
-                        + "' ('.' and '_' are the same in metric names)");
-                return Errors.INVALID_TOPIC_EXCEPTION;
-            }
+        String existing = metricNames.get(metricName);
+        if (existing != null) {
+            item.setErrorMessage("topic '" + topic.getName() + "' collides with existing topic '" + existing
+                    + "' ('.' and '_' are the same in metric names)");
+            return Errors.INVALID_TOPIC_EXCEPTION;
         }
         if (alsoTaken.contains(metricName)) {
             item.setErrorMessage("topic '" + topic.getName() + "' collides with another topic of this request");
@@ -98,6 +110,11 @@ final class TopicHandlers {
             item.setErrorMessage(e.getMessage());
             return Errors.INVALID_CONFIG;
         }
+        int newPartitions = topic.getAssignmentsCount() > 0 ? topic.getAssignmentsCount() : topic.getNumPartitions();
+        if (newPartitions > 0 && clusterPartitions[0] + newPartitions > maxPartitions) {
+            item.setErrorMessage(clusterFull(clusterPartitions[0], newPartitions));
+            return Errors.POLICY_VIOLATION;
+        }
         List<List<Integer>> assignment = new ArrayList<>();
         Errors error = assignment(image, topic, offset, assignment, item);
         if (error != Errors.NONE) {
@@ -108,6 +125,7 @@ final class TopicHandlers {
             item.setErrorMessage(minIsr);
             return Errors.INVALID_CONFIG;
         }
+        clusterPartitions[0] += assignment.size();
         String topicId = TopicNames.topicId(topic.getName(), offset);
         item.setTopicId(topicId);
         records.add(MetadataRecord.newBuilder().setTopic(TopicRecord.newBuilder()
@@ -134,7 +152,8 @@ final class TopicHandlers {
                     item.setErrorMessage("partition " + a.getPartition() + " is assigned twice");
                     return Errors.INVALID_REPLICA_ASSIGNMENT;
                 }
-                if (a.getReplicasCount() == 0 || new HashSet<>(a.getReplicasList()).size() != a.getReplicasCount()) {
+                if (a.getReplicasCount() == 0 || a.getReplicasCount() > image.brokers().size()
+                        || new HashSet<>(a.getReplicasList()).size() != a.getReplicasCount()) {
                     item.setErrorMessage("partition " + a.getPartition() + " needs distinct replicas, got " + a.getReplicasList());
                     return Errors.INVALID_REPLICA_ASSIGNMENT;
                 }
@@ -198,6 +217,18 @@ final class TopicHandlers {
         ControllerResponse.Builder response = ControllerResponse.newBuilder();
         List<MetadataRecord> records = new ArrayList<>();
         Set<String> seen = new HashSet<>();
+        long requested = 0;
+        for (CreatePartitionsItem item : cmd.getTopicsList()) {
+            TopicImage t = image.topics().get(item.getName());
+            if (t != null) {
+                requested += Math.max(0, (long) item.getTotalCount() - t.partitions().size());
+            }
+        }
+        // Kafka refuses the whole request when it adds too many partitions; nothing is placed before this.
+        if (requested > CommandChecks.MAX_PARTITIONS_PER_REQUEST) {
+            return CommandChecks.tooManyPartitions(requested).result();
+        }
+        long clusterPartitions = image.partitionCount();
         for (CreatePartitionsItem item : cmd.getTopicsList()) {
             ItemResult.Builder result = ItemResult.newBuilder().setName(item.getName());
             TopicImage t = image.topics().get(item.getName());
@@ -209,6 +240,9 @@ final class TopicHandlers {
                 error = Errors.INVALID_PARTITIONS;
                 result.setErrorMessage("topic '" + item.getName() + "' has " + t.partitions().size()
                         + " partitions, which is not fewer than the requested " + item.getTotalCount());
+            } else if (clusterPartitions + item.getTotalCount() - t.partitions().size() > maxPartitions) {
+                error = Errors.POLICY_VIOLATION;
+                result.setErrorMessage(clusterFull(clusterPartitions, item.getTotalCount() - t.partitions().size()));
             } else {
                 int replicationFactor = t.partitions().get(0).getReplicasCount();
                 List<Integer> brokers = ReplicaPlacer.placementOrder(image);
@@ -223,12 +257,18 @@ final class TopicHandlers {
                     for (int i = 0; i < placed.size(); i++) {
                         records.add(partitionRecord(image, t.id(), first + i, placed.get(i)));
                     }
+                    clusterPartitions += placed.size();
                     result.setTopicId(t.id());
                 }
             }
             response.addResults(result.setErrorCode(error.code()));
         }
         return ControllerResult.of(response.build(), records);
+    }
+
+    private String clusterFull(long partitions, long adding) {
+        return "the cluster has " + partitions + " partitions; " + adding + " more would pass max.partitions ("
+                + maxPartitions + ")";
     }
 
     /** A new partition: ISR the unfenced replicas (all of them when none is), epochs 0. */

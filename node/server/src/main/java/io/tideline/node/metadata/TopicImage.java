@@ -26,12 +26,6 @@ public record TopicImage(TopicRecord topic, SortedMap<String, String> configs, S
         return partitions.get(partition);
     }
 
-    TopicImage withPartition(PartitionRecord record) {
-        TreeMap<Integer, PartitionRecord> updated = new TreeMap<>(partitions);
-        updated.put(record.getPartition(), record);
-        return new TopicImage(topic, configs, updated);
-    }
-
     TopicImage withConfigs(SortedMap<String, String> newConfigs) {
         return new TopicImage(topic, newConfigs, partitions);
     }

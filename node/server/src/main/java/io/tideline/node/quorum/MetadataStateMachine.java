@@ -1,6 +1,7 @@
 package io.tideline.node.quorum;
 
 import io.tideline.common.errors.Errors;
+import io.tideline.node.controller.CommandChecks;
 import io.tideline.node.controller.ControllerResult;
 import io.tideline.node.controller.MetadataController;
 import io.tideline.node.metadata.ImageReplayer;
@@ -73,6 +74,11 @@ public final class MetadataStateMachine extends BaseStateMachine {
     /** The image as of the last applied entry. */
     public MetadataImage image() {
         return image;
+    }
+
+    /** The image-free checks of every command, as this state machine applies them. */
+    public CommandChecks controllerChecks() {
+        return controller.checks();
     }
 
     /** Registers a listener for every later image change (see {@link MetadataListener} for the threading rules). */
@@ -154,23 +160,28 @@ public final class MetadataStateMachine extends BaseStateMachine {
         return CompletableFuture.completedFuture(message(response.toByteArray()));
     }
 
+    /**
+     * Total (docs/behaviours.md B104): every entry either applies or is refused, alike on every voter, with the
+     * reason logged; nothing it holds can throw out of here or make the work unbounded.
+     */
     private ControllerResponse apply(ByteString data, long index, long term) {
         MetadataImage previous = image;
         ControllerCommand command;
         try {
             command = ControllerCommand.parseFrom(data.toByteArray());
         } catch (com.google.protobuf.InvalidProtocolBufferException e) {
-            // Every voter fails the same way on the same bytes, so refusing keeps them identical.
-            install(previous, ImageReplayer.replay(previous, List.of(), index, term), List.of());
-            return ControllerResponse.newBuilder().setErrorCode(Errors.INVALID_REQUEST.code())
-                    .setErrorMessage("the command does not parse: " + e.getMessage()).setOffset(index).build();
+            return refuse(previous, index, term, Errors.INVALID_REQUEST, "the command does not parse: " + e.getMessage());
+        }
+        CommandChecks.Refusal refusal = controller.checks().check(command);
+        if (refusal != null) {
+            return refuse(previous, index, term, refusal.error(), refusal.message());
         }
         ControllerResult result;
         MetadataImage next;
         try {
             result = controller.apply(previous, command, index, term);
             next = ImageReplayer.replay(previous, result.records(), index, term);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | StackOverflowError e) {
             // A bug, but a deterministic one: every voter refuses the same entry and stays in step.
             faults.handleFault("metadata command " + command.getCommandCase() + " at index " + index + " failed", e);
             result = ControllerResult.error(Errors.UNKNOWN_SERVER_ERROR, "the controller failed on this command: " + e);
@@ -178,6 +189,17 @@ public final class MetadataStateMachine extends BaseStateMachine {
         }
         install(previous, next, result.records());
         return result.response().toBuilder().setOffset(index).build();
+    }
+
+    /** An entry that changes nothing but the offset; every voter refuses it alike, for the reason it logs. */
+    private ControllerResponse refuse(MetadataImage previous, long index, long term, Errors error, String reason) {
+        log.warn("{}: metadata entry {} refused ({}): {}", getId(), index, error, abbreviated(reason));
+        install(previous, ImageReplayer.replay(previous, List.of(), index, term), List.of());
+        return ControllerResponse.newBuilder().setErrorCode(error.code()).setErrorMessage(reason).setOffset(index).build();
+    }
+
+    private static String abbreviated(String s) {
+        return s.length() <= 1000 ? s : s.substring(0, 1000) + "... (" + s.length() + " characters)";
     }
 
     /** Ratis entries that are not ours (configuration, the leader's startup entry) still advance the offset. */
@@ -236,7 +258,7 @@ public final class MetadataStateMachine extends BaseStateMachine {
         } catch (com.google.protobuf.InvalidProtocolBufferException e) {
             response = ControllerQueryResponse.newBuilder().setErrorCode(Errors.INVALID_REQUEST.code())
                     .setErrorMessage("the query does not parse: " + e.getMessage()).build();
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | StackOverflowError e) {
             faults.handleFault("metadata query failed", e);
             response = ControllerQueryResponse.newBuilder().setErrorCode(Errors.UNKNOWN_SERVER_ERROR.code())
                     .setErrorMessage(String.valueOf(e)).build();
@@ -276,6 +298,9 @@ public final class MetadataStateMachine extends BaseStateMachine {
                         .addAllBrokers(img.brokers().values())
                         .addAllLiveness(d.liveness())).build();
             }
+            case VALIDATE -> {
+                return b.setValidated(dryRun(img, query.getValidate())).build();
+            }
             case ISR_CHANGES -> {
                 IsrChangesQuery q = query.getIsrChanges();
                 Optional<TopicImage> topic = img.topic(q.getTopic());
@@ -289,6 +314,23 @@ public final class MetadataStateMachine extends BaseStateMachine {
                 return b.setErrorCode(Errors.INVALID_REQUEST.code()).setErrorMessage("empty query").build();
             }
         }
+    }
+
+    /**
+     * What a CreateTopics with validate_only would answer at the next index, decided on this image and thrown
+     * away: a dry run never enters the log (docs/behaviours.md B105).
+     */
+    private ControllerResponse dryRun(MetadataImage img, ControllerCommand command) {
+        if (command.getCommandCase() != ControllerCommand.CommandCase.CREATE_TOPICS) {
+            return ControllerResponse.newBuilder().setErrorCode(Errors.INVALID_REQUEST.code())
+                    .setErrorMessage("only CreateTopics has a dry run, not " + command.getCommandCase()).build();
+        }
+        ControllerCommand validateOnly = command.toBuilder()
+                .setCreateTopics(command.getCreateTopics().toBuilder().setValidateOnly(true)).build();
+        ControllerResponse.Builder r = controller.apply(img, validateOnly, img.offset() + 1, img.term()).response()
+                .toBuilder().clearOffset();
+        r.getResultsBuilderList().forEach(item -> item.clearTopicId());
+        return r.build();
     }
 
     private boolean isLeader() {

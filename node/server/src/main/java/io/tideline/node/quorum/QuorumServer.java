@@ -4,6 +4,7 @@ import com.codahale.metrics.MetricRegistry;
 import io.tideline.common.errors.Errors;
 import io.tideline.common.time.Scheduler;
 import io.tideline.common.time.Time;
+import io.tideline.node.controller.CommandChecks;
 import io.tideline.node.controller.ControllerSettings;
 import io.tideline.node.controller.MetadataController;
 import io.tideline.node.metadata.MetadataImage;
@@ -223,6 +224,10 @@ public final class QuorumServer implements AutoCloseable {
      * it, so a deposed leader's decisions never reach the quorum through another node.
      */
     public CompletableFuture<ControllerResponse> submitLocal(ControllerCommand command) {
+        CommandChecks.Refusal refusal = stateMachine.controllerChecks().check(command);
+        if (refusal != null) {
+            return CompletableFuture.completedFuture(refusal.result().response());
+        }
         RaftServer s = server;
         if (s == null) {
             return CompletableFuture.completedFuture(ControllerResponse.newBuilder().setErrorCode(Errors.NOT_CONTROLLER.code())

@@ -180,13 +180,15 @@ public final class TidelineNode implements AutoCloseable {
         logManager = new LogManager(config.store(), nodeConfig.clusterId(), id, time, logScheduler, metrics, new Random());
         logManager.startup();
 
+        ControllerSettings controllerSettings = new ControllerSettings(nodeConfig.uncleanLeaderElectionEnable(),
+                nodeConfig.maxPartitions());
         if (nodeConfig.isController()) {
             quorum = QuorumServer.builder()
                     .nodeId(id)
                     .voters(nodeConfig.voters())
                     .clusterId(nodeConfig.clusterId())
                     .storageDir(nodeConfig.metadataLogDir())
-                    .controllerSettings(new ControllerSettings(nodeConfig.uncleanLeaderElectionEnable()))
+                    .controllerSettings(controllerSettings)
                     .leaderBalance(new LeaderBalancer.Settings(nodeConfig.autoLeaderRebalanceEnable(),
                             nodeConfig.leaderImbalancePerBrokerPercentage(),
                             TimeUnit.SECONDS.toMillis(nodeConfig.leaderImbalanceCheckIntervalSeconds())))
@@ -200,7 +202,8 @@ public final class TidelineNode implements AutoCloseable {
                     .build();
             quorum.start();
         }
-        controllerClient = new ControllerClient(nodeConfig.clusterId(), nodeConfig.voters(), time);
+        controllerClient = new ControllerClient(nodeConfig.clusterId(), nodeConfig.voters(), time,
+                ControllerClient.DEFAULT_REQUEST_TIMEOUT, controllerSettings);
 
         lifecycle = new BrokerLifecycle(id, controllerClient, scheduler, time, nodeConfig.brokerHeartbeatIntervalMs(),
                 () -> publisher == null ? 0L : publisher.lastPublished().offset());

@@ -24,7 +24,11 @@ final class ControllerHarness {
     long now = 1_000_000L;
 
     ControllerHarness(boolean unclean) {
-        controller = new MetadataController(new ControllerSettings(unclean));
+        this(new ControllerSettings(unclean));
+    }
+
+    ControllerHarness(ControllerSettings settings) {
+        controller = new MetadataController(settings);
     }
 
     ControllerResult apply(ControllerCommand.Builder command) {

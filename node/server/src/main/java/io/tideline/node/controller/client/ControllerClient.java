@@ -2,6 +2,8 @@ package io.tideline.node.controller.client;
 
 import io.tideline.common.errors.Errors;
 import io.tideline.common.time.Time;
+import io.tideline.node.controller.CommandChecks;
+import io.tideline.node.controller.ControllerSettings;
 import io.tideline.node.quorum.QuorumIds;
 import io.tideline.node.quorum.RatisErrors;
 import io.tideline.node.quorum.RatisMessages;
@@ -95,6 +97,7 @@ public final class ControllerClient implements AutoCloseable {
     private final RaftClient queries;
     private final Time time;
     private final long requestTimeoutMs;
+    private final CommandChecks checks;
     /**
      * Set when close begins. A sender counts itself in {@link #inFlight} before it reads this flag, and
      * close sets it before it reads the count, so every request that gets past the check is waited for.
@@ -114,6 +117,16 @@ public final class ControllerClient implements AutoCloseable {
      *                       {@link Errors#REQUEST_TIMED_OUT}
      */
     public ControllerClient(String clusterId, Map<Integer, InetSocketAddress> voters, Time time, Duration requestTimeout) {
+        this(clusterId, voters, time, requestTimeout, ControllerSettings.DEFAULT);
+    }
+
+    /**
+     * @param settings the controller's settings, for the checks every command passes before it is proposed
+     *                 (the quorum's voters run the same checks again when they apply it)
+     */
+    public ControllerClient(String clusterId, Map<Integer, InetSocketAddress> voters, Time time, Duration requestTimeout,
+                            ControllerSettings settings) {
+        this.checks = new CommandChecks(settings);
         this.time = time;
         this.requestTimeoutMs = requestTimeout.toMillis();
         this.commands = newRaftClient(clusterId, voters, requestTimeoutMs, () -> closing);
@@ -142,8 +155,15 @@ public final class ControllerClient implements AutoCloseable {
                 .build();
     }
 
-    /** Submits a command through Raft; stamps {@code timestamp_ms} with this client's time when it is 0. */
+    /**
+     * Submits a command through Raft; stamps {@code timestamp_ms} with this client's time when it is 0. A command
+     * that fails the image-free checks is answered here and never proposed (docs/behaviours.md B103).
+     */
     public CompletableFuture<ControllerResponse> submit(ControllerCommand command) {
+        CommandChecks.Refusal refusal = checks.check(command);
+        if (refusal != null) {
+            return CompletableFuture.completedFuture(refusal.result().response());
+        }
         ControllerCommand stamped = command.getTimestampMs() == 0
                 ? command.toBuilder().setTimestampMs(time.milliseconds()).build() : command;
         CompletableFuture<ControllerResponse> f;
@@ -245,9 +265,27 @@ public final class ControllerClient implements AutoCloseable {
         return submit(ControllerCommand.newBuilder().setAlterPartition(request).build());
     }
 
+    /**
+     * Creates topics; with {@code validateOnly} the leader answers what it would do from its image, as a query
+     * that never enters the Raft log (docs/behaviours.md B105).
+     */
     public CompletableFuture<ControllerResponse> createTopics(List<CreatableTopic> topics, boolean validateOnly) {
-        return submit(ControllerCommand.newBuilder().setCreateTopics(CreateTopics.newBuilder()
-                .addAllTopics(topics).setValidateOnly(validateOnly)).build());
+        ControllerCommand command = ControllerCommand.newBuilder().setCreateTopics(CreateTopics.newBuilder()
+                .addAllTopics(topics)).build();
+        if (!validateOnly) {
+            return submit(command);
+        }
+        CommandChecks.Refusal refusal = checks.check(command);
+        if (refusal != null) {
+            return CompletableFuture.completedFuture(refusal.result().response());
+        }
+        return query(ControllerQuery.newBuilder().setValidate(command).build()).thenApply(r ->
+                r.getErrorCode() != Errors.NONE.code() || !r.hasValidated()
+                        ? ControllerResponse.newBuilder().setErrorCode(r.getErrorCode() != Errors.NONE.code()
+                                ? r.getErrorCode() : Errors.UNKNOWN_SERVER_ERROR.code())
+                                .setErrorMessage(r.getErrorMessage().isEmpty() ? "no dry-run answer" : r.getErrorMessage())
+                                .build()
+                        : r.getValidated());
     }
 
     /** Sets and deletes config overrides of one topic, validated as at create. */
