@@ -10,12 +10,15 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -37,9 +40,16 @@ import org.slf4j.LoggerFactory;
  * not in the heap; a request counts until its answer has been written to the socket, so a client that does not
  * read its answers stops being read.
  *
- * <p>Memory: a request's bytes are charged to the node's request memory pool ({@code queued.max.request.bytes},
- * shared with the gRPC listener) as soon as its size field is read, before the body is read, and until its API's
- * {@code handle} returned; while the pool is full the connection stops reading. One request at a time is charged.
+ * <p>Memory (docs/behaviours.md B110): a request's bytes are charged to the listener's request memory pool
+ * ({@code queued.max.request.bytes}) as they arrive, never as its size field declares them: the frame's array
+ * grows in steps (at least doubling, from {@value #FIRST_STEP} bytes) as bytes come that do not fit, each step
+ * charged before it is allocated, and the charge is held until its API's {@code handle} returned. While a step
+ * waits for room the connection stops reading. One request at a time is charged.
+ *
+ * <p>Deadline (docs/behaviours.md B111): a request must arrive whole within {@code kafka.request.receive.timeout.ms}
+ * of its first byte, not counting the time its connection waited for room in the pool; else the connection is
+ * closed with one WARN line, as a malformed frame is. A peer that trickles its bytes is closed as surely as one
+ * that sends none. The injected {@link Time} decides; the event loop's timer only wakes the check.
  *
  * <p>Hostile input: a size field negative or above {@code socket.request.max.bytes}, a frame that does not parse
  * (see {@link RequestDecoder}), or a peer closing in the middle of a frame closes the connection with one WARN
@@ -62,6 +72,10 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
      * the connection closes once their answers are written (see {@link #closeMalformed}).
      */
     private enum State { SIZE, WAITING_FOR_MEMORY, BODY, HANDLING, WAITING_FOR_ROOM, CLOSING, CLOSED }
+
+    /** The first step of a frame's array: a small request is one step; a peer's first byte costs at most this. */
+    static final int FIRST_STEP = 4096;
+    private static final byte[] EMPTY = new byte[0];
 
     /**
      * A request read and not yet answered; {@code known} once its answer is (null: none is sent). The instants
@@ -93,7 +107,14 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     private final int maxInFlight;
     private final KafkaListenerMetrics metrics;
     private final Time time;
+    private final long receiveTimeoutMs;
     private final AtomicLong charged = new AtomicLong();
+    /** When the first byte of the frame being received came ({@link Time#milliseconds}); -1 between frames. */
+    private long frameStartMs = -1;
+    /** Of the frame being received: how long it waited for memory, and since when it waits now. */
+    private long memoryWaitedMs;
+    private long memoryWaitStartMs;
+    private ScheduledFuture<?> deadlineCheck;
     private ChannelHandlerContext ctx;
     private ByteBuf pending;
     private State state = State.SIZE;
@@ -114,7 +135,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     private InetSocketAddress peerAddress;
 
     KafkaConnection(KafkaApis apis, Executor handlers, KafkaRequestMemory memory, int maxRequestBytes,
-                    int maxInFlight, KafkaListenerMetrics metrics, Time time) {
+                    int maxInFlight, long receiveTimeoutMs, KafkaListenerMetrics metrics, Time time) {
         if (maxInFlight < 1) {
             throw new IllegalArgumentException("maxInFlight must be at least 1: " + maxInFlight);
         }
@@ -123,6 +144,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
         this.memory = memory;
         this.maxRequestBytes = maxRequestBytes;
         this.maxInFlight = maxInFlight;
+        this.receiveTimeoutMs = receiveTimeoutMs;
         this.metrics = metrics;
         this.time = time;
     }
@@ -170,6 +192,10 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
         while (true) {
             switch (state) {
                 case SIZE -> {
+                    if (pending.isReadable() && frameStartMs < 0) {
+                        frameStartMs = time.milliseconds();
+                        memoryWaitedMs = 0;
+                    }
                     if (pending.readableBytes() < 4) {
                         waitForBytes();
                         return;
@@ -181,23 +207,29 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
                         return;
                     }
                     frameSize = size;
-                    state = State.WAITING_FOR_MEMORY;
-                    ctx.channel().config().setAutoRead(false);
-                    memory.acquire(size, () -> onEventLoop(() -> admitted(size), () -> memory.release(size)));
-                    return;
+                    frame = EMPTY;
+                    filled = 0;
+                    state = State.BODY;
                 }
                 case BODY -> {
-                    int n = Math.min(pending.readableBytes(), frameSize - filled);
-                    pending.readBytes(frame, filled, n);
-                    filled += n;
-                    if (filled < frameSize) {
+                    if (filled < frame.length && pending.isReadable()) {
+                        int n = Math.min(pending.readableBytes(), frame.length - filled);
+                        pending.readBytes(frame, filled, n);
+                        filled += n;
+                    } else if (filled == frameSize) {
+                        frameRead = time.nanoseconds();
+                        frameStartMs = -1;
+                        memory.frameEnded(this);
+                        state = State.HANDLING;
+                        ctx.channel().config().setAutoRead(false);
+                        onFrame();
+                    } else if (!pending.isReadable()) {
                         waitForBytes();
                         return;
+                    } else {
+                        grow();
+                        return;
                     }
-                    frameRead = time.nanoseconds();
-                    state = State.HANDLING;
-                    ctx.channel().config().setAutoRead(false);
-                    onFrame();
                 }
                 default -> {
                     return;
@@ -209,18 +241,65 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     private void waitForBytes() {
         pending.discardSomeReadBytes();
         ctx.channel().config().setAutoRead(true);
+        if (frameStartMs >= 0) {
+            checkDeadlineIn(frameStartMs + memoryWaitedMs + receiveTimeoutMs - time.milliseconds());
+        }
     }
 
-    private void admitted(int size) {
+    /**
+     * The frame's array is full and more of its bytes are here: charges the next step, then grows the array. A step
+     * at least doubles it and takes every byte already buffered, so a frame arriving at once is one step and one
+     * array, and a large one costs a few copies of itself; never past the declared size.
+     */
+    private void grow() {
+        int to = (int) Math.min(frameSize, Math.max(Math.max(FIRST_STEP, 2L * frame.length),
+                (long) filled + pending.readableBytes()));
+        long step = to - frame.length;
+        state = State.WAITING_FOR_MEMORY;
+        memoryWaitStartMs = time.milliseconds();
+        ctx.channel().config().setAutoRead(false);
+        memory.acquire(this, step, () -> onEventLoop(() -> grown(to, step), () -> {
+            memory.frameEnded(this);
+            memory.release(step);
+        }));
+    }
+
+    private void grown(int to, long step) {
         if (state != State.WAITING_FOR_MEMORY) {
-            memory.release(size);
+            memory.frameEnded(this);
+            memory.release(step);
             return;
         }
-        charged.set(size);
-        frame = new byte[size];
-        filled = 0;
+        charged.addAndGet(step);
+        memoryWaitedMs += time.milliseconds() - memoryWaitStartMs;
+        frame = Arrays.copyOf(frame, to);
         state = State.BODY;
         drain();
+    }
+
+    private void checkDeadlineIn(long ms) {
+        if (deadlineCheck == null) {
+            deadlineCheck = ctx.executor().schedule(this::checkDeadline, Math.max(1, ms), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** On the event loop: closes a connection whose frame in progress is past its deadline, else looks again later. */
+    private void checkDeadline() {
+        deadlineCheck = null;
+        if (frameStartMs < 0 || state == State.CLOSED || state == State.CLOSING) {
+            return;
+        }
+        long now = time.milliseconds();
+        long waited = memoryWaitedMs + (state == State.WAITING_FOR_MEMORY ? now - memoryWaitStartMs : 0);
+        long left = frameStartMs + waited + receiveTimeoutMs - now;
+        if (left > 0 || state == State.WAITING_FOR_MEMORY) {
+            checkDeadlineIn(left > 0 ? left : receiveTimeoutMs);
+            return;
+        }
+        boolean sized = state == State.BODY;
+        closeMalformed("sent " + (sized ? filled : pending.readableBytes()) + " bytes of "
+                + (sized ? "a " + frameSize + "-byte request" : "a size field") + " in "
+                + (now - frameStartMs - waited) + " ms (kafka.request.receive.timeout.ms=" + receiveTimeoutMs + ")");
     }
 
     private void onFrame() {
@@ -432,6 +511,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
         }
         state = State.CLOSING;
         frame = null;
+        memory.frameEnded(this);
         releaseCharge();
         pending.clear();
         ctx.channel().config().setAutoRead(false);
@@ -448,6 +528,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     private void close() {
         state = State.CLOSED;
         frame = null;
+        memory.frameEnded(this);
         releaseCharge();
         discardAnswers();
         ctx.close();
@@ -471,9 +552,13 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
         }
         state = State.CLOSED;
         frame = null;
+        memory.frameEnded(this);
         releaseCharge();
         discardAnswers();
         pending.release();
+        if (deadlineCheck != null) {
+            deadlineCheck.cancel(false);
+        }
         metrics.connectionClosed();
         ctx.fireChannelInactive();
     }

@@ -243,6 +243,10 @@ public final class ServerConfig extends AbstractConfig {
         return getLong(KafkaListenerConfig.CONNECTIONS_MAX_IDLE_MS_CONFIG);
     }
 
+    public long kafkaRequestReceiveTimeoutMs() {
+        return getLong(KafkaListenerConfig.REQUEST_RECEIVE_TIMEOUT_MS_CONFIG);
+    }
+
     public int kafkaMaxInFlightRequestsPerConnection() {
         return getInt(KafkaListenerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION_CONFIG);
     }
