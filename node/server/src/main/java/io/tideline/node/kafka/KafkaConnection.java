@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -42,9 +41,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Memory (docs/behaviours.md B110): a request's bytes are charged to the listener's request memory pool
  * ({@code queued.max.request.bytes}) as they arrive, never as its size field declares them: the frame's array
- * grows in steps (at least doubling, from {@value #FIRST_STEP} bytes) as bytes come that do not fit, each step
- * charged before it is allocated, and the charge is held until its API's {@code handle} returned. While a step
- * waits for room the connection stops reading. One request at a time is charged.
+ * grows in steps as bytes come that do not fit ({@link IncomingFrame}), each step charged before it is allocated,
+ * and the charge is held until its API's {@code handle} returned. While a step waits for room the connection
+ * stops reading. One request at a time is charged.
  *
  * <p>Deadline (docs/behaviours.md B111): a request must arrive whole within {@code kafka.request.receive.timeout.ms}
  * of its first byte, not counting the time its connection waited for room in the pool; else the connection is
@@ -72,10 +71,6 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
      * the connection closes once their answers are written (see {@link #closeMalformed}).
      */
     private enum State { SIZE, WAITING_FOR_MEMORY, BODY, HANDLING, WAITING_FOR_ROOM, CLOSING, CLOSED }
-
-    /** The first step of a frame's array: a small request is one step; a peer's first byte costs at most this. */
-    static final int FIRST_STEP = 4096;
-    private static final byte[] EMPTY = new byte[0];
 
     /**
      * A request read and not yet answered; {@code known} once its answer is (null: none is sent). The instants
@@ -109,20 +104,13 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     private final Time time;
     private final long receiveTimeoutMs;
     private final AtomicLong charged = new AtomicLong();
-    /** When the first byte of the frame being received came ({@link Time#milliseconds}); -1 between frames. */
-    private long frameStartMs = -1;
-    /** Of the frame being received: how long it waited for memory, and since when it waits now. */
-    private long memoryWaitedMs;
-    private long memoryWaitStartMs;
+    private final IncomingFrame incoming = new IncomingFrame();
     private ScheduledFuture<?> deadlineCheck;
     private ChannelHandlerContext ctx;
     private ByteBuf pending;
     private State state = State.SIZE;
-    private int frameSize;
     /** When the last frame was read whole. */
     private long frameRead;
-    private byte[] frame;
-    private int filled;
     /** Requests read and not answered yet, oldest first; the head is the next to be written. */
     private final ArrayDeque<Answer> answers = new ArrayDeque<>();
     /** Requests read whose answer is not yet written to the socket: those in {@link #answers} and those being written. */
@@ -192,9 +180,8 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
         while (true) {
             switch (state) {
                 case SIZE -> {
-                    if (pending.isReadable() && frameStartMs < 0) {
-                        frameStartMs = time.milliseconds();
-                        memoryWaitedMs = 0;
+                    if (pending.isReadable()) {
+                        incoming.start(time.milliseconds());
                     }
                     if (pending.readableBytes() < 4) {
                         waitForBytes();
@@ -206,19 +193,14 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
                                 + " (socket.request.max.bytes)");
                         return;
                     }
-                    frameSize = size;
-                    frame = EMPTY;
-                    filled = 0;
+                    incoming.sized(size);
                     state = State.BODY;
                 }
                 case BODY -> {
-                    if (filled < frame.length && pending.isReadable()) {
-                        int n = Math.min(pending.readableBytes(), frame.length - filled);
-                        pending.readBytes(frame, filled, n);
-                        filled += n;
-                    } else if (filled == frameSize) {
+                    if (incoming.hasRoom() && pending.isReadable()) {
+                        incoming.copyFrom(pending);
+                    } else if (incoming.whole()) {
                         frameRead = time.nanoseconds();
-                        frameStartMs = -1;
                         memory.frameEnded(this);
                         state = State.HANDLING;
                         ctx.channel().config().setAutoRead(false);
@@ -241,22 +223,17 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     private void waitForBytes() {
         pending.discardSomeReadBytes();
         ctx.channel().config().setAutoRead(true);
-        if (frameStartMs >= 0) {
-            checkDeadlineIn(frameStartMs + memoryWaitedMs + receiveTimeoutMs - time.milliseconds());
+        if (incoming.started()) {
+            checkDeadlineIn(incoming.msLeft(time.milliseconds(), receiveTimeoutMs));
         }
     }
 
-    /**
-     * The frame's array is full and more of its bytes are here: charges the next step, then grows the array. A step
-     * at least doubles it and takes every byte already buffered, so a frame arriving at once is one step and one
-     * array, and a large one costs a few copies of itself; never past the declared size.
-     */
+    /** The frame's array is full and more of its bytes are here: charges the next step, then grows the array. */
     private void grow() {
-        int to = (int) Math.min(frameSize, Math.max(Math.max(FIRST_STEP, 2L * frame.length),
-                (long) filled + pending.readableBytes()));
-        long step = to - frame.length;
+        int to = incoming.nextLength(pending.readableBytes());
+        long step = to - incoming.length();
         state = State.WAITING_FOR_MEMORY;
-        memoryWaitStartMs = time.milliseconds();
+        incoming.waitingForMemory(time.milliseconds());
         ctx.channel().config().setAutoRead(false);
         memory.acquire(this, step, () -> onEventLoop(() -> grown(to, step), () -> {
             memory.frameEnded(this);
@@ -271,8 +248,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
             return;
         }
         charged.addAndGet(step);
-        memoryWaitedMs += time.milliseconds() - memoryWaitStartMs;
-        frame = Arrays.copyOf(frame, to);
+        incoming.grown(to, time.milliseconds());
         state = State.BODY;
         drain();
     }
@@ -286,25 +262,20 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     /** On the event loop: closes a connection whose frame in progress is past its deadline, else looks again later. */
     private void checkDeadline() {
         deadlineCheck = null;
-        if (frameStartMs < 0 || state == State.CLOSED || state == State.CLOSING) {
+        if (!incoming.started() || state == State.CLOSED || state == State.CLOSING) {
             return;
         }
-        long now = time.milliseconds();
-        long waited = memoryWaitedMs + (state == State.WAITING_FOR_MEMORY ? now - memoryWaitStartMs : 0);
-        long left = frameStartMs + waited + receiveTimeoutMs - now;
-        if (left > 0 || state == State.WAITING_FOR_MEMORY) {
+        long left = incoming.msLeft(time.milliseconds(), receiveTimeoutMs);
+        if (left > 0 || incoming.waitingForMemory()) {
             checkDeadlineIn(left > 0 ? left : receiveTimeoutMs);
             return;
         }
-        boolean sized = state == State.BODY;
-        closeMalformed("sent " + (sized ? filled : pending.readableBytes()) + " bytes of "
-                + (sized ? "a " + frameSize + "-byte request" : "a size field") + " in "
-                + (now - frameStartMs - waited) + " ms (kafka.request.receive.timeout.ms=" + receiveTimeoutMs + ")");
+        closeMalformed("sent " + incoming.progress(pending.readableBytes()) + " in kafka.request.receive.timeout.ms ("
+                + receiveTimeoutMs + " ms)");
     }
 
     private void onFrame() {
-        RequestDecoder.Decoded decoded = RequestDecoder.decode(ByteBuffer.wrap(frame), apis, peerAddress);
-        frame = null;
+        RequestDecoder.Decoded decoded = RequestDecoder.decode(ByteBuffer.wrap(incoming.take()), apis, peerAddress);
         if (decoded instanceof RequestDecoder.Malformed m) {
             closeMalformed(m.reason());
         } else if (decoded instanceof RequestDecoder.Immediate i) {
@@ -510,7 +481,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
             return;
         }
         state = State.CLOSING;
-        frame = null;
+        incoming.clear();
         memory.frameEnded(this);
         releaseCharge();
         pending.clear();
@@ -527,7 +498,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
 
     private void close() {
         state = State.CLOSED;
-        frame = null;
+        incoming.clear();
         memory.frameEnded(this);
         releaseCharge();
         discardAnswers();
@@ -547,11 +518,11 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         if (state == State.BODY || (state == State.SIZE && pending.isReadable())) {
-            log.warn("Kafka connection from {} closed by the peer in the middle of a request ({} bytes of {})", peer,
-                    state == State.BODY ? filled : pending.readableBytes(), state == State.BODY ? frameSize : "a size field");
+            log.warn("Kafka connection from {} closed by the peer in the middle of a request ({})", peer,
+                    incoming.progress(pending.readableBytes()));
         }
         state = State.CLOSED;
-        frame = null;
+        incoming.clear();
         memory.frameEnded(this);
         releaseCharge();
         discardAnswers();

@@ -59,7 +59,7 @@ public final class KafkaListenerConfig {
                         + "closed with a WARN line, so that a peer that declares a large request and then sends "
                         + "nothing, or trickles it, holds its connection and its bytes for this long at most. The "
                         + "default is kafka-clients' request.timeout.ms, after which a client has given up on a "
-                        + "request it has not finished sending. See docs/kafka-protocol.md, \"Memory\".")
+                        + "request it has not finished sending. See docs/kafka-protocol.md, \"Receive deadline\".")
                 .define(MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION_CONFIG, INT, 5, Range.between(1, 100), MEDIUM,
                         "How many of a Kafka connection's pipelined requests may be unanswered at once. Requests are "
                         + "still handled one after the other and answered in order; a Produce waiting for its "

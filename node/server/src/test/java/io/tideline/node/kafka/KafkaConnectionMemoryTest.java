@@ -102,9 +102,9 @@ class KafkaConnectionMemoryTest {
         send(channel, sizeField(MAX_REQUEST_BYTES));
         assertEquals(0, memory.used(), "a size field alone is not charged");
         send(channel, new byte[1]);
-        assertEquals(KafkaConnection.FIRST_STEP, memory.used(), "the first byte costs the first step");
+        assertEquals(IncomingFrame.FIRST_STEP, memory.used(), "the first byte costs the first step");
         send(channel, new byte[5_000]);
-        assertEquals(2 * KafkaConnection.FIRST_STEP, memory.used(), "the array at least doubles");
+        assertEquals(2 * IncomingFrame.FIRST_STEP, memory.used(), "the array at least doubles");
         send(channel, new byte[20_000]);
         assertEquals(25_001, memory.used(), "or takes every byte already here");
         assertTrue(channel.isActive());
@@ -117,7 +117,7 @@ class KafkaConnectionMemoryTest {
         DescribeGroupsRequest request = new DescribeGroupsRequest.Builder(new DescribeGroupsRequestData()
                 .setGroups(groups)).build((short) 5);
         byte[] frame = KafkaWire.frame(KafkaWire.request(request, 7));
-        assertTrue(frame.length > 4 * KafkaConnection.FIRST_STEP, "spans several steps: " + frame.length);
+        assertTrue(frame.length > 4 * IncomingFrame.FIRST_STEP, "spans several steps: " + frame.length);
         for (int at = 0; at < frame.length; at += 999) {
             send(channel, Arrays.copyOfRange(frame, at, Math.min(frame.length, at + 999)));
         }
