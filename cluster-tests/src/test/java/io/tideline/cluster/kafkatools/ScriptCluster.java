@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * A {@code scripts/cluster.sh} cluster of real node processes, in a directory and on port bases of its own (so a
@@ -30,6 +31,11 @@ final class ScriptCluster {
     private final ChildProcess processes;
 
     ScriptCluster(Path repo, Path dir, int nodes) throws IOException {
+        this(repo, dir, nodes, Map.of());
+    }
+
+    /** {@code nodeProperties}: extra keys in every node's config ({@code TIDELINE_NODE_PROPERTIES}). */
+    ScriptCluster(Path repo, Path dir, int nodes, Map<String, String> nodeProperties) throws IOException {
         this.repo = repo;
         this.clusterDir = dir.resolve("cluster");
         this.nodes = nodes;
@@ -42,6 +48,8 @@ final class ScriptCluster {
         env.put("TIDELINE_METRICS_PORT_BASE", String.valueOf(clientPortBase + 2 * nodes));
         env.put("TIDELINE_KAFKA_PORT_BASE", String.valueOf(clientPortBase + 3 * nodes));
         env.put("TIDELINE_CLASSPATH", System.getProperty("java.class.path"));
+        env.put("TIDELINE_NODE_PROPERTIES", nodeProperties.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
+                .collect(Collectors.joining(" ")));
         // Three node JVMs and a tool JVM next to this one on two cores: small heaps, a JIT that starts fast.
         env.put("JAVA_OPTS", "-Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1");
         Path outputs = Files.createDirectories(dir.resolve("script-outputs"));
@@ -86,6 +94,11 @@ final class ScriptCluster {
             throw new AssertionError("no 'kafka bootstrap server: HOST:PORT' line in " + status);
         }
         return m.group(1);
+    }
+
+    /** Node {@code i}'s Kafka listener (1-based), where cluster.sh places it. */
+    int kafkaPort(int i) {
+        return clientPortBase + 3 * nodes + i;
     }
 
     /** Node 1's gRPC client listener, which Tideline's own CLI talks to. */

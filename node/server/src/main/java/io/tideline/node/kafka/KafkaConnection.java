@@ -16,6 +16,8 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -37,9 +39,16 @@ import org.slf4j.LoggerFactory;
  * not in the heap; a request counts until its answer has been written to the socket, so a client that does not
  * read its answers stops being read.
  *
- * <p>Memory: a request's bytes are charged to the node's request memory pool ({@code queued.max.request.bytes},
- * shared with the gRPC listener) as soon as its size field is read, before the body is read, and until its API's
- * {@code handle} returned; while the pool is full the connection stops reading. One request at a time is charged.
+ * <p>Memory (docs/behaviours.md B110): a request's bytes are charged to the listener's request memory pool
+ * ({@code queued.max.request.bytes}) as they arrive, never as its size field declares them: the frame's array
+ * grows in steps as bytes come that do not fit ({@link IncomingFrame}), each step charged before it is allocated,
+ * and the charge is held until its API's {@code handle} returned. While a step waits for room the connection
+ * stops reading. One request at a time is charged.
+ *
+ * <p>Deadline (docs/behaviours.md B111): a request must arrive whole within {@code kafka.request.receive.timeout.ms}
+ * of its first byte, not counting the time its connection waited for room in the pool; else the connection is
+ * closed with one WARN line, as a malformed frame is. A peer that trickles its bytes is closed as surely as one
+ * that sends none. The injected {@link Time} decides; the event loop's timer only wakes the check.
  *
  * <p>Hostile input: a size field negative or above {@code socket.request.max.bytes}, a frame that does not parse
  * (see {@link RequestDecoder}), or a peer closing in the middle of a frame closes the connection with one WARN
@@ -93,15 +102,15 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     private final int maxInFlight;
     private final KafkaListenerMetrics metrics;
     private final Time time;
+    private final long receiveTimeoutMs;
     private final AtomicLong charged = new AtomicLong();
+    private final IncomingFrame incoming = new IncomingFrame();
+    private ScheduledFuture<?> deadlineCheck;
     private ChannelHandlerContext ctx;
     private ByteBuf pending;
     private State state = State.SIZE;
-    private int frameSize;
     /** When the last frame was read whole. */
     private long frameRead;
-    private byte[] frame;
-    private int filled;
     /** Requests read and not answered yet, oldest first; the head is the next to be written. */
     private final ArrayDeque<Answer> answers = new ArrayDeque<>();
     /** Requests read whose answer is not yet written to the socket: those in {@link #answers} and those being written. */
@@ -114,7 +123,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     private InetSocketAddress peerAddress;
 
     KafkaConnection(KafkaApis apis, Executor handlers, KafkaRequestMemory memory, int maxRequestBytes,
-                    int maxInFlight, KafkaListenerMetrics metrics, Time time) {
+                    int maxInFlight, long receiveTimeoutMs, KafkaListenerMetrics metrics, Time time) {
         if (maxInFlight < 1) {
             throw new IllegalArgumentException("maxInFlight must be at least 1: " + maxInFlight);
         }
@@ -123,6 +132,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
         this.memory = memory;
         this.maxRequestBytes = maxRequestBytes;
         this.maxInFlight = maxInFlight;
+        this.receiveTimeoutMs = receiveTimeoutMs;
         this.metrics = metrics;
         this.time = time;
     }
@@ -170,6 +180,9 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
         while (true) {
             switch (state) {
                 case SIZE -> {
+                    if (pending.isReadable()) {
+                        incoming.start(time.milliseconds());
+                    }
                     if (pending.readableBytes() < 4) {
                         waitForBytes();
                         return;
@@ -180,24 +193,25 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
                                 + " (socket.request.max.bytes)");
                         return;
                     }
-                    frameSize = size;
-                    state = State.WAITING_FOR_MEMORY;
-                    ctx.channel().config().setAutoRead(false);
-                    memory.acquire(size, () -> onEventLoop(() -> admitted(size), () -> memory.release(size)));
-                    return;
+                    incoming.sized(size);
+                    state = State.BODY;
                 }
                 case BODY -> {
-                    int n = Math.min(pending.readableBytes(), frameSize - filled);
-                    pending.readBytes(frame, filled, n);
-                    filled += n;
-                    if (filled < frameSize) {
+                    if (incoming.hasRoom() && pending.isReadable()) {
+                        incoming.copyFrom(pending);
+                    } else if (incoming.whole()) {
+                        frameRead = time.nanoseconds();
+                        memory.frameEnded(this);
+                        state = State.HANDLING;
+                        ctx.channel().config().setAutoRead(false);
+                        onFrame();
+                    } else if (!pending.isReadable()) {
                         waitForBytes();
                         return;
+                    } else {
+                        grow();
+                        return;
                     }
-                    frameRead = time.nanoseconds();
-                    state = State.HANDLING;
-                    ctx.channel().config().setAutoRead(false);
-                    onFrame();
                 }
                 default -> {
                     return;
@@ -209,23 +223,59 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     private void waitForBytes() {
         pending.discardSomeReadBytes();
         ctx.channel().config().setAutoRead(true);
+        if (incoming.started()) {
+            checkDeadlineIn(incoming.msLeft(time.milliseconds(), receiveTimeoutMs));
+        }
     }
 
-    private void admitted(int size) {
+    /** The frame's array is full and more of its bytes are here: charges the next step, then grows the array. */
+    private void grow() {
+        int to = incoming.nextLength(pending.readableBytes());
+        long step = to - incoming.length();
+        state = State.WAITING_FOR_MEMORY;
+        incoming.waitingForMemory(time.milliseconds());
+        ctx.channel().config().setAutoRead(false);
+        memory.acquire(this, step, () -> onEventLoop(() -> grown(to, step), () -> {
+            memory.frameEnded(this);
+            memory.release(step);
+        }));
+    }
+
+    private void grown(int to, long step) {
         if (state != State.WAITING_FOR_MEMORY) {
-            memory.release(size);
+            memory.frameEnded(this);
+            memory.release(step);
             return;
         }
-        charged.set(size);
-        frame = new byte[size];
-        filled = 0;
+        charged.addAndGet(step);
+        incoming.grown(to, time.milliseconds());
         state = State.BODY;
         drain();
     }
 
+    private void checkDeadlineIn(long ms) {
+        if (deadlineCheck == null) {
+            deadlineCheck = ctx.executor().schedule(this::checkDeadline, Math.max(1, ms), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** On the event loop: closes a connection whose frame in progress is past its deadline, else looks again later. */
+    private void checkDeadline() {
+        deadlineCheck = null;
+        if (!incoming.started() || state == State.CLOSED || state == State.CLOSING) {
+            return;
+        }
+        long left = incoming.msLeft(time.milliseconds(), receiveTimeoutMs);
+        if (left > 0 || incoming.waitingForMemory()) {
+            checkDeadlineIn(left > 0 ? left : receiveTimeoutMs);
+            return;
+        }
+        closeMalformed("sent " + incoming.progress(pending.readableBytes()) + " in kafka.request.receive.timeout.ms ("
+                + receiveTimeoutMs + " ms)");
+    }
+
     private void onFrame() {
-        RequestDecoder.Decoded decoded = RequestDecoder.decode(ByteBuffer.wrap(frame), apis, peerAddress);
-        frame = null;
+        RequestDecoder.Decoded decoded = RequestDecoder.decode(ByteBuffer.wrap(incoming.take()), apis, peerAddress);
         if (decoded instanceof RequestDecoder.Malformed m) {
             closeMalformed(m.reason());
         } else if (decoded instanceof RequestDecoder.Immediate i) {
@@ -431,7 +481,8 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
             return;
         }
         state = State.CLOSING;
-        frame = null;
+        incoming.clear();
+        memory.frameEnded(this);
         releaseCharge();
         pending.clear();
         ctx.channel().config().setAutoRead(false);
@@ -447,7 +498,8 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
 
     private void close() {
         state = State.CLOSED;
-        frame = null;
+        incoming.clear();
+        memory.frameEnded(this);
         releaseCharge();
         discardAnswers();
         ctx.close();
@@ -466,14 +518,18 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         if (state == State.BODY || (state == State.SIZE && pending.isReadable())) {
-            log.warn("Kafka connection from {} closed by the peer in the middle of a request ({} bytes of {})", peer,
-                    state == State.BODY ? filled : pending.readableBytes(), state == State.BODY ? frameSize : "a size field");
+            log.warn("Kafka connection from {} closed by the peer in the middle of a request ({})", peer,
+                    incoming.progress(pending.readableBytes()));
         }
         state = State.CLOSED;
-        frame = null;
+        incoming.clear();
+        memory.frameEnded(this);
         releaseCharge();
         discardAnswers();
         pending.release();
+        if (deadlineCheck != null) {
+            deadlineCheck.cancel(false);
+        }
         metrics.connectionClosed();
         ctx.fireChannelInactive();
     }

@@ -25,6 +25,7 @@ public final class KafkaListenerConfig {
     public static final String KAFKA_ADVERTISED_LISTENERS_CONFIG = "kafka.advertised.listeners";
     public static final String NUM_NETWORK_THREADS_CONFIG = "num.network.threads";
     public static final String CONNECTIONS_MAX_IDLE_MS_CONFIG = "connections.max.idle.ms";
+    public static final String REQUEST_RECEIVE_TIMEOUT_MS_CONFIG = "kafka.request.receive.timeout.ms";
     public static final String MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION_CONFIG = "kafka.max.in.flight.requests.per.connection";
     public static final String MAX_CONNECTIONS_CONFIG = "max.connections";
     public static final String MAX_CONNECTIONS_PER_IP_CONFIG = "max.connections.per.ip";
@@ -52,6 +53,13 @@ public final class KafkaListenerConfig {
                         "A Kafka connection with no request in progress that reads and writes nothing for this long is "
                         + "closed, and so is a peer that stops in the middle of sending a request (its bytes held "
                         + "count against queued.max.request.bytes). Kafka's key and default.")
+                .define(REQUEST_RECEIVE_TIMEOUT_MS_CONFIG, LONG, 30_000L, Range.atLeast(1), MEDIUM,
+                        "The longest a Kafka connection may take to send one request whole, from its first byte, "
+                        + "not counting time the node made it wait for request memory. A connection past it is "
+                        + "closed with a WARN line, so that a peer that declares a large request and then sends "
+                        + "nothing, or trickles it, holds its connection and its bytes for this long at most. The "
+                        + "default is kafka-clients' request.timeout.ms, after which a client has given up on a "
+                        + "request it has not finished sending. See docs/kafka-protocol.md, \"Receive deadline\".")
                 .define(MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION_CONFIG, INT, 5, Range.between(1, 100), MEDIUM,
                         "How many of a Kafka connection's pipelined requests may be unanswered at once. Requests are "
                         + "still handled one after the other and answered in order; a Produce waiting for its "

@@ -26,7 +26,8 @@ import java.util.concurrent.TimeUnit;
  * The Kafka protocol listener: a Netty server (NIO transport) whose connections are {@link KafkaConnection}s.
  * One acceptor thread and {@code networkThreads} event-loop threads (Kafka's {@code num.network.threads}), named
  * {@code <prefix>-acceptor-N} and {@code <prefix>-network-N}; the APIs run on the node's request handler pool.
- * A connection idle for {@code connections.max.idle.ms} is closed by its {@link KafkaConnection}, which also
+ * A connection idle for {@code connections.max.idle.ms}, or that takes longer than
+ * {@code kafka.request.receive.timeout.ms} to send a request, is closed by its {@link KafkaConnection}, which also
  * keeps at most {@code maxInFlight} of its requests unanswered. {@code max.connections} and
  * {@code max.connections.per.ip} bound the connections where they are accepted ({@link KafkaConnectionQuotas}).
  *
@@ -47,6 +48,7 @@ public final class KafkaServer implements AutoCloseable {
     private final KafkaRequestMemory memory;
     private final int maxRequestBytes;
     private final long maxIdleMs;
+    private final long receiveTimeoutMs;
     private final int maxInFlight;
     private final Time time;
     private final boolean bounded;
@@ -70,7 +72,8 @@ public final class KafkaServer implements AutoCloseable {
     }
 
     public KafkaServer(String listenerName, InetSocketAddress bindAddress, KafkaApis apis, Executor handlers,
-                       KafkaRequestMemory memory, int maxRequestBytes, long maxIdleMs, int maxInFlight,
+                       KafkaRequestMemory memory, int maxRequestBytes, long maxIdleMs, long receiveTimeoutMs,
+                       int maxInFlight,
                        int networkThreads, ConnectionLimits limits,
                        String threadPrefix,
                        com.codahale.metrics.MetricRegistry registry, Time time) {
@@ -83,6 +86,7 @@ public final class KafkaServer implements AutoCloseable {
         this.memory = memory;
         this.maxRequestBytes = maxRequestBytes;
         this.maxIdleMs = maxIdleMs;
+        this.receiveTimeoutMs = receiveTimeoutMs;
         this.maxInFlight = maxInFlight;
         this.time = time;
         this.metrics = new KafkaListenerMetrics(registry, listenerName);
@@ -103,7 +107,7 @@ public final class KafkaServer implements AutoCloseable {
                         connections.add(ch);
                         ch.pipeline().addLast(new IdleStateHandler(0, 0, maxIdleMs, TimeUnit.MILLISECONDS));
                         ch.pipeline().addLast(new KafkaConnection(apis, handlers, memory, maxRequestBytes, maxInFlight,
-                                metrics, time));
+                                receiveTimeoutMs, metrics, time));
                     }
                 });
         if (bounded) {

@@ -8,17 +8,17 @@ import io.grpc.MethodDescriptor.MethodType;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
-import io.tideline.node.kafka.KafkaRequestMemory;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Bounds the bytes of requests a node holds between receiving them and having handled them
- * ({@code queued.max.request.bytes}, Kafka's key and meaning): past the bound, the node stops taking new
- * requests off its connections until handled ones free room, so load turns into back-pressure on the
- * clients (their HTTP/2 flow-control windows fill and their sends wait) rather than into heap.
+ * Bounds the bytes of requests the gRPC listener holds between receiving them and having handled them
+ * ({@code queued.max.request.bytes}, Kafka's key and meaning; the Kafka listener has a pool of its own, so that
+ * neither listener's clients can starve the other's, replication included: docs/behaviours.md B112): past the
+ * bound, the listener stops taking new requests off its connections until handled ones free room, so load turns
+ * into back-pressure on the clients (their HTTP/2 flow-control windows fill and their sends wait) rather than into heap.
  *
  * <p>How: gRPC reads a call's message only once the server asks for it ({@link ServerCall#request}). This
  * interceptor holds those asks while the pool is full and releases them, oldest first, as room frees. A
@@ -35,7 +35,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Thread-safe: the accounting is under this object's monitor; asks are released outside it, since a
  * direct-executor transport may deliver the message on the releasing thread.
  */
-public final class RequestMemoryPool implements ServerInterceptor, KafkaRequestMemory {
+public final class RequestMemoryPool implements ServerInterceptor {
     /** Starting guess of a request's size, before any was seen: a small produce. */
     private static final long INITIAL_ESTIMATE = 16 * 1024;
     /** Floor of the estimate, so that a run of tiny requests (metadata) cannot make it nothing. */
@@ -139,58 +139,8 @@ public final class RequestMemoryPool implements ServerInterceptor, KafkaRequestM
         };
     }
 
-    /**
-     * For a listener that learns a request's size before reading it (the Kafka listener reads the size field
-     * first): charges {@code bytes} and runs {@code proceed} at once when there is room (or nothing is held),
-     * else queues it behind the requests already waiting, gRPC's and Kafka's alike, and runs it when room
-     * frees, on the releasing thread. The caller gives the bytes back with {@link #release} once the request
-     * is handled, or once its connection dies.
-     */
-    @Override
-    public void acquire(long bytes, Runnable proceed) {
-        List<Runnable> release;
-        synchronized (this) {
-            if (used + reserved < capacity && waiting.isEmpty()) {
-                used += bytes;
-                release = List.of(proceed);
-            } else {
-                Admission a = new SizedAdmission(bytes);
-                a.pendingAsk = proceed;
-                waiting.add(a);
-                heldBack.incrementAndGet();
-                release = List.of();
-            }
-        }
-        release.forEach(Runnable::run);
-    }
-
-    /** Gives back what {@link #acquire} charged. */
-    @Override
-    public void release(long bytes) {
-        List<Runnable> release;
-        synchronized (this) {
-            used -= bytes;
-            release = admitWaiting();
-        }
-        release.forEach(Runnable::run);
-    }
-
-    /** A request of known size waiting for room: admitting it charges its size at once, with no estimate. */
-    private final class SizedAdmission extends Admission {
-        private final long bytes;
-
-        SizedAdmission(long bytes) {
-            this.bytes = bytes;
-        }
-
-        @Override
-        void admit() {
-            used += bytes;
-        }
-    }
-
     /** One call's standing with the pool. Its methods run on the call's serialized executor. */
-    private class Admission {
+    private final class Admission {
         private Runnable pendingAsk;
         /** The estimate this call reserved when let through; 0 when it holds no reservation. */
         private long reservation;

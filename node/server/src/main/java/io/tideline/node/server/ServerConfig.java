@@ -65,11 +65,13 @@ public final class ServerConfig extends AbstractConfig {
                     + "RESOURCE_EXHAUSTED, on the Kafka listener a larger size field closes the connection, before "
                     + "anything of it is applied. Kafka's key and default.")
             .define(QUEUED_MAX_REQUEST_BYTES_CONFIG, LONG, 100L * 1024 * 1024, Range.atLeast(1), HIGH,
-                    "The bytes of received requests the node holds before it has handled them, on both "
-                    + "listeners together; past it, it "
-                    + "stops reading new requests until room frees, so clients feel back-pressure instead of "
-                    + "the node running out of heap (parked acks=all produces and fetches hold none). At "
-                    + "least socket.request.max.bytes. Kafka's key; unlike Kafka's -1 default it is bounded.")
+                    "The bytes of received requests each listener holds before it has handled them, in a pool of "
+                    + "its own (the gRPC and the Kafka listener each, so that neither's clients can starve the "
+                    + "other's or replication; the Kafka listener charges bytes as they arrive and may pass it by "
+                    + "one request to let a frame finish); past it, a listener stops reading new requests until "
+                    + "room frees, so clients feel back-pressure instead of the node running out of heap (parked "
+                    + "acks=all produces and fetches hold none). At least socket.request.max.bytes. Kafka's key; "
+                    + "unlike Kafka's -1 default it is bounded.")
             .define(NUM_IO_THREADS_CONFIG, INT, 8, Range.atLeast(1), MEDIUM,
                     "Threads that handle requests (produce appends, fetch reads, admin calls); a fixed pool, "
                     + "so the thread count does not follow the load.")
@@ -241,6 +243,10 @@ public final class ServerConfig extends AbstractConfig {
 
     public long connectionsMaxIdleMs() {
         return getLong(KafkaListenerConfig.CONNECTIONS_MAX_IDLE_MS_CONFIG);
+    }
+
+    public long kafkaRequestReceiveTimeoutMs() {
+        return getLong(KafkaListenerConfig.REQUEST_RECEIVE_TIMEOUT_MS_CONFIG);
     }
 
     public int kafkaMaxInFlightRequestsPerConnection() {

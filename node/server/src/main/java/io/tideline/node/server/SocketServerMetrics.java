@@ -2,23 +2,32 @@ package io.tideline.node.server;
 
 import com.codahale.metrics.Gauge;
 import com.codahale.metrics.MetricRegistry;
+import io.tideline.node.kafka.KafkaRequestMemoryPool;
 
 /**
- * The listener's request memory under Kafka's names: {@code kafka.network:type=SocketServer,name=
- * MemoryPoolAvailable|MemoryPoolUsed} (bytes, of {@code queued.max.request.bytes}), and ours,
- * {@code RequestsHeldForMemory} (calls that had to wait for room, since start) and
- * {@code RequestsWaitingForMemory} (waiting now).
+ * The listeners' request memory. The Kafka listener's pool under Kafka's names, as Kafka's SocketServer reports
+ * its own: {@code kafka.network:type=SocketServer,name=MemoryPoolAvailable|MemoryPoolUsed} (bytes, of
+ * {@code queued.max.request.bytes}), with ours beside them, {@code RequestsHeldForMemory} (charges that had to wait
+ * for room, since start), {@code RequestsWaitingForMemory} (waiting now) and {@code MemoryPoolOverdrafts} (frames let
+ * past the bound to break a standstill, docs/behaviours.md B110). The gRPC listener's pool under the same names in
+ * {@code tideline.grpc:type=RequestMemory}.
  */
 final class SocketServerMetrics {
     static final String PREFIX = "kafka.network:type=SocketServer,name=";
+    static final String GRPC_PREFIX = "tideline.grpc:type=RequestMemory,name=";
 
     private SocketServerMetrics() {
     }
 
-    static void register(MetricRegistry registry, RequestMemoryPool pool) {
-        registry.register(PREFIX + "MemoryPoolAvailable", (Gauge<Long>) pool::available);
-        registry.register(PREFIX + "MemoryPoolUsed", (Gauge<Long>) pool::used);
-        registry.register(PREFIX + "RequestsHeldForMemory", (Gauge<Long>) pool::heldBackCount);
-        registry.register(PREFIX + "RequestsWaitingForMemory", (Gauge<Integer>) pool::waitingCount);
+    static void register(MetricRegistry registry, KafkaRequestMemoryPool kafka, RequestMemoryPool grpc) {
+        registry.register(PREFIX + "MemoryPoolAvailable", (Gauge<Long>) kafka::available);
+        registry.register(PREFIX + "MemoryPoolUsed", (Gauge<Long>) kafka::used);
+        registry.register(PREFIX + "RequestsHeldForMemory", (Gauge<Long>) kafka::heldBackCount);
+        registry.register(PREFIX + "RequestsWaitingForMemory", (Gauge<Integer>) kafka::waitingCount);
+        registry.register(PREFIX + "MemoryPoolOverdrafts", (Gauge<Long>) kafka::overdraftCount);
+        registry.register(GRPC_PREFIX + "MemoryPoolAvailable", (Gauge<Long>) grpc::available);
+        registry.register(GRPC_PREFIX + "MemoryPoolUsed", (Gauge<Long>) grpc::used);
+        registry.register(GRPC_PREFIX + "RequestsHeldForMemory", (Gauge<Long>) grpc::heldBackCount);
+        registry.register(GRPC_PREFIX + "RequestsWaitingForMemory", (Gauge<Integer>) grpc::waitingCount);
     }
 }

@@ -19,6 +19,7 @@ import io.tideline.node.controller.ControllerSettings;
 import io.tideline.node.controller.client.ControllerClient;
 import io.tideline.node.kafka.KafkaApis;
 import io.tideline.node.kafka.KafkaMetadataResponses;
+import io.tideline.node.kafka.KafkaRequestMemoryPool;
 import io.tideline.node.kafka.KafkaServer;
 import io.tideline.node.kafka.KafkaServices;
 import io.tideline.node.group.GroupCoordinator;
@@ -134,6 +135,7 @@ public final class TidelineNode implements AutoCloseable {
     private GroupCoordinator groupCoordinator;
     private ExecutorService requestHandlers;
     private RequestMemoryPool requestMemory;
+    private KafkaRequestMemoryPool kafkaRequestMemory;
     private JmxExport jmx;
     private MetricsHttpServer metricsServer;
     private volatile boolean closed;
@@ -236,8 +238,10 @@ public final class TidelineNode implements AutoCloseable {
         producerIds = new ProducerIdManager(() -> controllerClient.allocateProducerIds(id, lifecycle.brokerEpoch()));
         producerIdInitializer = new ProducerIdInitializer(producerIds);
 
+        // One pool per listener (docs/behaviours.md B112): Kafka clients cannot starve gRPC clients or replication.
         requestMemory = new RequestMemoryPool(config.queuedMaxRequestBytes());
-        SocketServerMetrics.register(metrics, requestMemory);
+        kafkaRequestMemory = new KafkaRequestMemoryPool(config.queuedMaxRequestBytes());
+        SocketServerMetrics.register(metrics, kafkaRequestMemory, requestMemory);
         JvmMetrics.register(metrics);
         AtomicInteger handlerCount = new AtomicInteger();
         requestHandlers = Executors.newFixedThreadPool(config.numIoThreads(),
@@ -313,8 +317,8 @@ public final class TidelineNode implements AutoCloseable {
                 .map(e -> new KafkaEndpoints.HostPort(e.getHost(), e.getPort()))));
         kafkaServer = new KafkaServer(listeners.bind().name(),
                 new InetSocketAddress(listeners.bind().bindHost(), listeners.bind().port()), apis,
-                requestHandlers, requestMemory, config.socketRequestMaxBytes(), config.connectionsMaxIdleMs(),
-                config.kafkaMaxInFlightRequestsPerConnection(), config.numNetworkThreads(),
+                requestHandlers, kafkaRequestMemory, config.socketRequestMaxBytes(), config.connectionsMaxIdleMs(),
+                config.kafkaRequestReceiveTimeoutMs(), config.kafkaMaxInFlightRequestsPerConnection(), config.numNetworkThreads(),
                 config.kafkaConnectionLimits(), "tideline-" + id + "-kafka",
                 metrics, time).start();
         log.info("Node {} serves Kafka's protocol on {}:{}", id, listeners.bind().bindHost(), kafkaServer.boundPort());

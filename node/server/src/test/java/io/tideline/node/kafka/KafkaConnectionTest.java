@@ -13,7 +13,6 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.tideline.common.time.MockTime;
-import io.tideline.node.server.RequestMemoryPool;
 import io.tideline.node.testutil.LogCapture;
 import io.tideline.store.segment.FileRecords;
 import java.io.ByteArrayOutputStream;
@@ -61,7 +60,7 @@ class KafkaConnectionTest {
 
     private final List<CompletableFuture<ApiMessage>> pending = new ArrayList<>();
     private final List<KafkaRequest> handled = new ArrayList<>();
-    private final RequestMemoryPool memory = new RequestMemoryPool(1 << 20);
+    private final KafkaRequestMemoryPool memory = new KafkaRequestMemoryPool(1 << 20);
     private final MetricRegistry registry = new MetricRegistry();
     private final MockTime time = new MockTime();
     /** The request handler threads: at once unless a test queues the work to run it later. */
@@ -85,6 +84,7 @@ class KafkaConnectionTest {
     }
 
     private static final long MAX_IDLE_MS = 60_000;
+    private static final long RECEIVE_TIMEOUT_MS = 30_000;
     private static final int NODE_ID = 1;
     private static final String CLUSTER_ID = "test-cluster-id";
 
@@ -100,13 +100,14 @@ class KafkaConnectionTest {
             apis.register(api);
         }
         channel = new EmbeddedChannel(new IdleStateHandler(0, 0, MAX_IDLE_MS, TimeUnit.MILLISECONDS),
-                new KafkaConnection(apis, handlers, memory, 64 * 1024, maxInFlight,
+                new KafkaConnection(apis, handlers, memory, 64 * 1024, maxInFlight, RECEIVE_TIMEOUT_MS,
                         new KafkaListenerMetrics(registry, "PLAINTEXT"), time));
         // The embedded loop's clock stands still from here until the test moves it.
         channel.freezeTime();
     }
 
     private void idleFor(long ms) {
+        time.advance(ms);
         channel.advanceTimeBy(ms, TimeUnit.MILLISECONDS);
         channel.runScheduledPendingTasks();
         channel.runPendingTasks();
@@ -450,7 +451,10 @@ class KafkaConnectionTest {
     void aRequestWaitsForRoomInTheRequestMemoryPool() {
         openWithListGroups();
         long capacity = memory.capacity();
-        memory.acquire(capacity, () -> { });
+        // A request received whole and not yet handled holds the pool: its handler will free it.
+        Object other = new Object();
+        memory.acquire(other, capacity, () -> { });
+        memory.frameEnded(other);
         ListGroupsRequest request = listGroups(LIST_GROUPS_V3);
         send(request, 1);
         assertTrue(handled.isEmpty(), "no room: the request is not read");
