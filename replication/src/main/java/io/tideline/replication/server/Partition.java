@@ -14,6 +14,7 @@ import io.tideline.store.log.DeleteRecordsResult;
 import io.tideline.store.log.FetchDataInfo;
 import io.tideline.store.log.Log;
 import io.tideline.store.log.LogAppendInfo;
+import io.tideline.store.log.ValidatedRecords;
 import io.tideline.store.record.MemoryRecords;
 import java.io.IOException;
 import java.util.List;
@@ -357,6 +358,15 @@ public final class Partition {
      * min.insync.replicas, before anything is written.
      */
     AppendResult appendAsLeader(MemoryRecords records, int requiredAcks) {
+        // The records are checked and walked (decompressed) before the partition's lock, which fetches and ISR
+        // changes share (docs/behaviours.md B122); a refusal is answered after the leadership checks, as before.
+        ValidatedRecords validated = null;
+        TidelineException invalid = null;
+        try {
+            validated = localLog.validateForLeader(records);
+        } catch (TidelineException e) {
+            invalid = e;
+        }
         lock.lock();
         try {
             if (leaderState == null) {
@@ -368,9 +378,13 @@ public final class Partition {
                         + " is below min.insync.replicas=" + leaderState.minInsyncReplicas() + " for " + topicPartition),
                         leaderState.leaderEpoch());
             }
+            if (invalid != null) {
+                return AppendResult.failed(ProduceResult.error(invalid.error(), invalid.getMessage()),
+                        leaderState.leaderEpoch());
+            }
             LogAppendInfo info;
             try {
-                info = localLog.appendAsLeader(records, leaderState.leaderEpoch());
+                info = localLog.appendAsLeader(validated, leaderState.leaderEpoch());
             } catch (TidelineException e) {
                 return AppendResult.failed(ProduceResult.error(e.error(), e.getMessage()), leaderState.leaderEpoch());
             }

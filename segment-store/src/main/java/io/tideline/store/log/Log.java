@@ -246,17 +246,35 @@ public final class Log implements AutoCloseable {
      * with CORRUPT_MESSAGE, INVALID_RECORD or MESSAGE_TOO_LARGE and nothing is written.
      */
     public LogAppendInfo appendAsLeader(MemoryRecords records, int leaderEpoch) {
+        return appendAsLeader(validateForLeader(records), leaderEpoch);
+    }
+
+    /**
+     * The checks of a leader append that read only the request's bytes: framing, CRCs and the walk of every record,
+     * decompression included, with the errors of {@link #appendAsLeader(MemoryRecords, int)}. It takes no lock, so
+     * callers run it before they take theirs (B122): a large or compressed batch costs its own request's time, not
+     * every append's. The walk uses max.message.bytes as this log's config has it when the call starts.
+     */
+    public ValidatedRecords validateForLeader(MemoryRecords records) {
+        LogConfig walkConfig = config;
+        List<RecordBatch> batches = LogValidator.validateFraming(records, walkConfig);
+        return new ValidatedRecords(records, batches, LogValidator.walkRecords(batches, walkConfig));
+    }
+
+    /** {@link #appendAsLeader(MemoryRecords, int)} for records that {@link #validateForLeader} has checked. */
+    public LogAppendInfo appendAsLeader(ValidatedRecords validated, int leaderEpoch) {
+        MemoryRecords records = validated.records;
+        List<RecordBatch> batches = validated.batches;
         lock.lock();
         try {
             ensureOpen();
-            List<RecordBatch> batches = LogValidator.validateFraming(records, config);
             List<BatchHeader> headers = new ArrayList<>(batches.size());
             batches.forEach(b -> headers.add(BatchHeader.of(b)));
             ProducerAppendOutcome outcome = producerState.checkLeaderAppend(headers);
             if (outcome.isDuplicate()) {
                 return duplicateAppendInfo(outcome.duplicateOf().get());
             }
-            LogAppendInfo info = LogValidator.validateAndAssignOffsets(records, batches, logEndOffset, leaderEpoch,
+            LogAppendInfo info = LogValidator.validateAndAssignOffsets(records, batches, validated.walked, logEndOffset, leaderEpoch,
                     config, time.milliseconds(), logStartOffset);
             if (leaderEpoch >= 0) {
                 epochCache.assign(leaderEpoch, info.firstOffset());

@@ -6,6 +6,8 @@ import io.tideline.store.config.LogConfig;
 import io.tideline.store.record.MemoryRecords;
 import io.tideline.store.record.RecordBatch;
 import io.tideline.store.record.TimestampType;
+import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 
 /**
@@ -48,12 +50,32 @@ final class LogValidator {
     }
 
     /**
-     * Leader path ({@code batches} from {@link #validateFraming}): validates every record, then assigns offsets from {@code firstOffset}, stamps
+     * Leader path, before the log's lock is taken (B122): walks the records of every batch ({@code batches} from
+     * {@link #validateFraming}), compressed ones as they inflate. Their records may hold at most what an uncompressed
+     * batch of max.message.bytes holds (B120). Returns each batch's checks, in order, for
+     * {@link #validateAndAssignOffsets}.
+     */
+    static List<RecordChecks> walkRecords(List<RecordBatch> batches, LogConfig config) {
+        long maxRecordsBytes = Math.max(0, config.maxMessageBytes() - RecordBatch.RECORDS_OFFSET);
+        List<RecordChecks> walked = new ArrayList<>(batches.size());
+        for (RecordBatch batch : batches) {
+            RecordChecks checks = new RecordChecks();
+            batch.forEachRecord(maxRecordsBytes, checks);
+            walked.add(checks);
+        }
+        return walked;
+    }
+
+    /**
+     * Leader path ({@code batches} from {@link #validateFraming}, {@code walked} from {@link #walkRecords}): checks
+     * every batch's records, then assigns offsets from {@code firstOffset}, stamps
      * {@code leaderEpoch} and sets each batch's max timestamp (LogAppendTime: {@code nowMs}).
      * Rewrites the batches in place; returns what was assigned.
      */
-    static LogAppendInfo validateAndAssignOffsets(MemoryRecords records, List<RecordBatch> batches, long firstOffset,
+    static LogAppendInfo validateAndAssignOffsets(MemoryRecords records, List<RecordBatch> batches,
+                                                  List<RecordChecks> walked, long firstOffset,
                                                   int leaderEpoch, LogConfig config, long nowMs, long logStartOffset) {
+        Iterator<RecordChecks> walkedChecks = walked.iterator();
         long nextOffset = firstOffset;
         long maxTimestamp = RecordBatch.NO_TIMESTAMP;
         long offsetOfMaxTimestamp = firstOffset;
@@ -62,9 +84,7 @@ final class LogValidator {
             if (batch.isControlBatch()) {
                 throw new TidelineException(Errors.INVALID_RECORD, "Clients may not write control batches");
             }
-            // Walks the records without copying keys and values (the walk is most of the validation cost).
-            RecordChecks checks = new RecordChecks();
-            batch.forEachRecord(checks);
+            RecordChecks checks = walkedChecks.next();
             if (batch.recordCount() == 0 || batch.recordCount() != batch.lastOffsetDelta() + 1) {
                 throw new TidelineException(Errors.INVALID_RECORD, "A batch must hold records whose count ("
                         + batch.recordCount() + ") matches lastOffsetDelta + 1 (" + (batch.lastOffsetDelta() + 1) + ")");
@@ -97,7 +117,7 @@ final class LogValidator {
      * timestamp below -1. The first violation is kept and thrown after the walk, so that a batch that
      * is also malformed further on fails with CORRUPT_MESSAGE first, as when the records were decoded.
      */
-    private static final class RecordChecks implements RecordBatch.RecordVisitor {
+    static final class RecordChecks implements RecordBatch.RecordVisitor {
         private int index;
         private long maxTimestamp = RecordBatch.NO_TIMESTAMP;
         private TidelineException firstViolation;

@@ -6,7 +6,7 @@ import io.tideline.common.errors.TidelineException;
 /**
  * Compression codecs as numbered in attribute bits 0-2 of a v2 batch. The store keeps compressed
  * batches as they arrive; it decompresses only to validate records on the leader and to iterate them
- * in tools, which is implemented for {@code none} and {@code gzip} (both in the JDK).
+ * in tools, streaming, for every codec Kafka's clients send ({@link RecordCompression}).
  */
 public enum CompressionType {
     NONE(0, "none"),
@@ -30,9 +30,5 @@ public enum CompressionType {
             }
         }
         throw new TidelineException(Errors.CORRUPT_MESSAGE, "Unknown compression type id " + id);
-    }
-
-    public boolean decodable() {
-        return this == NONE || this == GZIP;
     }
 }

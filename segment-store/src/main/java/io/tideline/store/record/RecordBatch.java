@@ -2,15 +2,11 @@ package io.tideline.store.record;
 
 import io.tideline.common.errors.Errors;
 import io.tideline.common.errors.TidelineException;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.CRC32C;
-import java.util.zip.GZIPInputStream;
 
 /**
  * A view over one record batch in Kafka's v2 format (magic 2), the unit of everything the store
@@ -231,11 +227,13 @@ public final class RecordBatch {
     /**
      * Decodes every record. For LogAppendTime batches each record's timestamp is the batch's max
      * timestamp, as Kafka's readers do. Throws CORRUPT_MESSAGE when the records do not parse to
-     * exactly the declared count and size, UNSUPPORTED_COMPRESSION_TYPE for codecs not decoded here.
+     * exactly the declared count and size. Compressed records are read as they inflate, without a bound
+     * on their total beyond what the list of them holds anyway: for batches this node validated or a
+     * leader sent.
      */
     public List<Record> records() {
         List<Record> records = new ArrayList<>(Math.min(recordCount(), 1 << 16));
-        decode(true, records, null);
+        decode(Long.MAX_VALUE, records, null);
         return records;
     }
 
@@ -243,14 +241,20 @@ public final class RecordBatch {
      * Walks every record with the checks of {@link #records()} (same errors) but copies nothing: keys,
      * values and headers are skipped, and {@code visitor} gets each record's offset delta and timestamp
      * in order. That is all leader validation needs; decoding into {@link Record}s copied every value,
-     * about 15% of an append's CPU (docs/performance.md).
+     * about 15% of an append's CPU (docs/performance.md). Compressed records are walked as they inflate,
+     * and at most {@code maxRecordsBytes} of them: past that the walk stops with MESSAGE_TOO_LARGE (B120).
      */
-    public void forEachRecord(RecordVisitor visitor) {
+    public void forEachRecord(long maxRecordsBytes, RecordVisitor visitor) {
         if (compressionType() == CompressionType.NONE && buffer.hasArray()) {
             walkArray(visitor);
         } else {
-            decode(false, null, visitor);
+            decode(maxRecordsBytes, null, visitor);
         }
+    }
+
+    /** {@link #forEachRecord(long, RecordVisitor)} with no bound on what compressed records inflate to. */
+    public void forEachRecord(RecordVisitor visitor) {
+        forEachRecord(Long.MAX_VALUE, visitor);
     }
 
     /**
@@ -374,17 +378,14 @@ public final class RecordBatch {
         void accept(int offsetDelta, long timestamp);
     }
 
-    private void decode(boolean materialise, List<Record> out, RecordVisitor visitor) {
-        CompressionType compression = compressionType();
-        if (!compression.decodable()) {
-            throw new TidelineException(Errors.UNSUPPORTED_COMPRESSION_TYPE,
-                    "Records compressed with " + compression.label + " are not decoded by this server");
-        }
+    private void decode(long maxRecordsBytes, List<Record> out, RecordVisitor visitor) {
         ByteBuffer payload = buffer.duplicate();
         payload.position(RECORDS_OFFSET).limit(buffer.limit());
-        if (compression == CompressionType.GZIP) {
-            payload = gunzip(payload);
+        if (compressionType() != CompressionType.NONE) {
+            CompressedRecordWalk.walk(this, payload, maxRecordsBytes, out, visitor);
+            return;
         }
+        boolean materialise = out != null;
         int count = recordCount();
         long base = baseOffset();
         long baseTimestamp = baseTimestamp();
@@ -455,16 +456,6 @@ public final class RecordBatch {
         byte[] bytes = new byte[length];
         payload.get(bytes);
         return bytes;
-    }
-
-    private ByteBuffer gunzip(ByteBuffer compressed) {
-        byte[] input = new byte[compressed.remaining()];
-        compressed.get(input);
-        try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(input))) {
-            return ByteBuffer.wrap(in.readAllBytes());
-        } catch (IOException e) {
-            throw corrupt("gzip payload does not decompress: " + e.getMessage());
-        }
     }
 
     @Override

@@ -1,13 +1,9 @@
 package io.tideline.store.record;
 
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.zip.GZIPOutputStream;
 
 /**
  * Builds one v2 batch, as a producer does: records get consecutive offset deltas, timestamps are
@@ -39,9 +35,6 @@ public final class RecordBatchBuilder {
     }
 
     public RecordBatchBuilder(long baseOffset, CompressionType compression) {
-        if (!compression.decodable()) {
-            throw new IllegalArgumentException("cannot build " + compression.label + " batches");
-        }
         this.baseOffset = baseOffset;
         this.compression = compression;
     }
@@ -115,10 +108,8 @@ public final class RecordBatchBuilder {
             throw new IllegalStateException("a batch needs at least one record");
         }
         ByteBuffer encoded = records.duplicate().flip();
-        if (compression == CompressionType.GZIP) {
-            byte[] plain = new byte[encoded.remaining()];
-            encoded.get(plain);
-            encoded = ByteBuffer.wrap(gzip(plain));
+        if (compression != CompressionType.NONE) {
+            encoded = ByteBuffer.wrap(RecordCompression.compress(compression, records.array(), 0, records.position()));
         }
         ByteBuffer out = ByteBuffer.allocate(RecordBatch.RECORDS_OFFSET + encoded.remaining()).order(ByteOrder.BIG_ENDIAN);
         out.putLong(baseOffset);
@@ -166,15 +157,5 @@ public final class RecordBatchBuilder {
             Varint.writeVarint(bytes.length, out);
             out.put(bytes);
         }
-    }
-
-    private static byte[] gzip(byte[] data) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(data.length / 2 + 32);
-        try (GZIPOutputStream gz = new GZIPOutputStream(bytes)) {
-            gz.write(data);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return bytes.toByteArray();
     }
 }
