@@ -112,7 +112,7 @@ class RecreatedTopicTest {
         assertEquals(values("new", NEW_RECORDS), payloads, "node 3's " + TOPIC + "-0 holds the new records only");
         try (Stream<Path> children = Files.list(logDir)) {
             List<String> others = children.map(p -> p.getFileName().toString())
-                    .filter(n -> n.startsWith(TOPIC + "-0") && !n.equals(TOPIC + "-0") && !n.endsWith("-delete"))
+                    .filter(n -> n.startsWith(TOPIC + "-0") && !n.equals(TOPIC + "-0") && !n.endsWith(".deleted"))
                     .toList();
             assertEquals(List.of(), others, "the old directory is gone or renamed for deletion");
         }
