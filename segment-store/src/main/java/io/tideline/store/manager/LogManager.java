@@ -244,18 +244,20 @@ public final class LogManager implements AutoCloseable {
 
     /**
      * The open log of {@code tp} belongs to another topic than {@code topicId} (a topic of the same name deleted
-     * while this broker was down): it leaves the manager, its directory is renamed for deletion, and the
-     * checkpoints are written without it, so that no offset of it is ever applied to the new log (B131).
+     * while this broker was down): its directory is renamed for deletion, then it leaves the manager and the
+     * checkpoints are written without it, so that no offset of it is ever applied to the new log (B131). The
+     * rename comes first: if it fails nothing has changed, and the next call tries again rather than creating
+     * the new log over the old directory.
      */
     private void replaceLogOfOtherTopic(TopicPartition tp, Log existing, String topicId) throws IOException {
         String otherId = topicIds.get(tp).orElseThrow();
+        Path renamed = deletedDirs.renameAndScheduleRemoval(existing.dir(), tp, otherId,
+                existing.config().fileDeleteDelayMs());
         logs.remove(tp);
         LogDirectory dir = logDirOf.remove(tp);
         topicIds.remove(tp);
         LogMetrics.remove(metrics, tp);
         existing.abandon();
-        Path renamed = deletedDirs.renameAndScheduleRemoval(existing.dir(), tp, otherId,
-                existing.config().fileDeleteDelayMs());
         log.warn("The log of {} in {} belongs to topic id {}, not {} as the metadata says: renamed to {} for "
                 + "deletion; the partition starts empty here", tp, dir.path, otherId, topicId, renamed.getFileName());
         checkpointAll();
