@@ -119,6 +119,11 @@ class RecreatedTopicTest {
         long size = Files.size(nodeLog);
         assertTrue(size < NODE_LOG_BOUND_BYTES, "node 3's log is " + size + " bytes, " + truncations(nodeLog)
                 + " truncation lines");
+        List<Long> pids = cluster.recordedPids();
+        assertEquals(NODES, pids.size(), "every node has a pid file");
+        for (long pid : pids) {
+            assertTrue(cluster.isOurNode(pid), "node process " + pid + " lives");
+        }
     }
 
     private static List<String> values(String prefix, int n) {
