@@ -29,6 +29,8 @@ import java.util.Optional;
  *   <li>OFFSET_OUT_OF_RANGE, our log end below the leader's start offset: a new empty replica bootstraps at
  *       the leader's start offset; otherwise {@link OutOfRangePolicy#HALT} marks the replica FAILED and keeps
  *       its data, {@link OutOfRangePolicy#REBUILD} truncates fully and rebuilds (B42-B44).</li>
+ *   <li>A truncation that cannot reach its offset (inside a local batch): the replica is FAILED, whatever the
+ *       policy (B133).</li>
  *   <li>NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH and the rest: no change; back off.</li>
  * </ul>
  */
@@ -131,7 +133,7 @@ public final class FollowerPartition {
         if (data.error() == Errors.NONE) {
             lastLeaderHighWatermark = data.leaderHighWatermark();
             if (data.divergingEpoch().isPresent()) {
-                return truncateDivergingEpoch(data.divergingEpoch().get());
+                return truncateDivergingEpoch(data.divergingEpoch().get(), data, nowMs);
             }
             return append(data, nowMs);
         }
@@ -191,14 +193,17 @@ public final class FollowerPartition {
         return FetchOutcome.appended(bytes, logEnd);
     }
 
-    private FetchOutcome truncateDivergingEpoch(DivergingEpoch diverging) {
+    private FetchOutcome truncateDivergingEpoch(DivergingEpoch diverging, FetchResponseData data, long nowMs) {
         EpochEndOffset local = localLog.endOffsetForEpoch(diverging.epoch());
         long target = diverging.endOffset();
         if (local.endOffset() >= 0) {
             target = Math.min(target, local.endOffset());
         }
-        truncateTail(target, "diverging epoch " + diverging.epoch() + " ends at " + diverging.endOffset()
-                + " on the leader, at " + local.endOffset() + " (epoch " + local.epoch() + ") here");
+        String why = "diverging epoch " + diverging.epoch() + " ends at " + diverging.endOffset()
+                + " on the leader, at " + local.endOffset() + " (epoch " + local.epoch() + ") here";
+        if (!truncateTail(target, why)) {
+            return failUnreachableTruncation(target, why, data, nowMs);
+        }
         return FetchOutcome.truncated(localLog.logEndOffset(), Errors.NONE,
                 "truncated to " + localLog.logEndOffset() + " (diverging epoch " + diverging.epoch() + ")");
     }
@@ -207,8 +212,10 @@ public final class FollowerPartition {
         long fetchOffset = fetchOffset();
         if (fetchOffset > data.leaderLogEndOffset()) {
             // Ahead of the leader (after an unclean election): drop what the leader does not have (30).
-            truncateTail(data.leaderLogEndOffset(), "log end " + fetchOffset + " is ahead of the leader's "
-                    + data.leaderLogEndOffset());
+            String why = "log end " + fetchOffset + " is ahead of the leader's " + data.leaderLogEndOffset();
+            if (!truncateTail(data.leaderLogEndOffset(), why)) {
+                return failUnreachableTruncation(data.leaderLogEndOffset(), why, data, nowMs);
+            }
             return FetchOutcome.truncated(localLog.logEndOffset(), Errors.OFFSET_OUT_OF_RANGE,
                     "truncated to the leader's log end " + data.leaderLogEndOffset());
         }
@@ -262,16 +269,43 @@ public final class FollowerPartition {
      * a record at or below the high watermark is on every ISR member, and any leader elected cleanly has
      * it, so its diverging epoch (or log end) never points below an in-sync follower's high watermark.
      * After an unclean election it can; the leader's log is the truth then, so truncate anyway, loudly.
+     *
+     * @return false when the log end stays above {@code offset}: the offset falls inside a local batch, which is
+     *         kept whole (only the batches after it are gone)
      */
-    private void truncateTail(long offset, String why) {
+    private boolean truncateTail(long offset, String why) {
         long hw = localLog.highWatermark();
+        localLog.truncateTo(offset);
+        freshReplica = false;
+        if (localLog.logEndOffset() > offset) {
+            return false;
+        }
         if (offset < hw) {
             log.warn("Truncating {} to {}, below its high watermark {} ({}); expected only after an unclean election",
                     localLog.topicPartition(), offset, hw, why);
         } else {
             log.info("Truncating {} to {} ({})", localLog.topicPartition(), offset, why);
         }
-        localLog.truncateTo(offset);
-        freshReplica = false;
+        return true;
+    }
+
+    /**
+     * A truncation that cannot reach its offset would be asked for again by every fetch, forever: the
+     * leader's epoch ends (and log end) are boundaries of batches a follower copies whole, so an offset
+     * inside a local batch means this log is not a copy of the leader's (a directory of an older topic of
+     * the same name, say). The replica is FAILED with the reason, in one log line, and keeps its log; an
+     * operator's rebuild (B74) or a reassignment ends it (docs/behaviours.md B133).
+     */
+    private FetchOutcome failUnreachableTruncation(long target, String why, FetchResponseData data, long nowMs) {
+        long logEnd = localLog.logEndOffset();
+        String message = "truncation to " + target + " (" + why + ") cannot make progress: offset " + target
+                + " lies inside a local batch ending at " + logEnd + ", so this log is not the leader's (leader "
+                + leaderId + " holds [" + data.leaderLogStartOffset() + ", " + data.leaderLogEndOffset()
+                + ")); replica halted, its log kept up to there";
+        failureReason = new FailureReason(logEnd, data.leaderLogStartOffset(), data.leaderLogEndOffset(), nowMs, message);
+        status = ReplicaStatus.FAILED;
+        statusSinceMs = nowMs;
+        log.error("Replica of {} FAILED: {}", localLog.topicPartition(), message);
+        return FetchOutcome.of(Kind.FAILED, logEnd, data.error(), message);
     }
 }

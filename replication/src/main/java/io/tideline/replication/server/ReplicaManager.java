@@ -185,7 +185,10 @@ public final class ReplicaManager implements AutoCloseable {
             return;
         }
         Partition partition = partitions.computeIfAbsent(tp, k -> {
-            Partition created = new Partition(k, brokerId, logManager.getOrCreateLog(k, settings.logOverrides()));
+            // A log on disk of another topic id (one deleted while this broker was down) is set aside here and
+            // the partition starts empty (docs/behaviours.md B131).
+            Partition created = new Partition(k, brokerId, logManager.getOrCreateLog(k, state.topicId(),
+                    settings.logOverrides()));
             ReplicationMetrics.registerPartition(metrics, created);
             return created;
         });

@@ -362,6 +362,63 @@ class FollowerPartitionTest {
         assertEquals(2, follower.fetchOffset());
     }
 
+    /** A follower log that is not the leader's: one batch of {@code records} records of epoch 0, all committed. */
+    private FollowerPartition followerWithOneForeignBatch(int records) throws Exception {
+        Log followerLog = open("follower");
+        RecordBatchBuilder batch = new RecordBatchBuilder(0).partitionLeaderEpoch(0);
+        for (int i = 0; i < records; i++) {
+            batch.append(time.milliseconds(), "k", "old-" + i);
+        }
+        followerLog.appendAsFollower(batch.buildRecords());
+        followerLog.updateHighWatermark(records);
+        return new FollowerPartition(followerLog, LEADER_ID, 0, OutOfRangePolicy.HALT);
+    }
+
+    @Test
+    void aDivergingEpochEndingInsideALocalBatchFailsTheReplicaInsteadOfTruncatingAgainAndAgain() throws Exception {
+        Log leader = open("leader");
+        appendAsLeader(leader, 0, 2, 5);
+        leader.updateHighWatermark(10);
+        FollowerPartition follower = followerWithOneForeignBatch(30);
+        FetchResponseData diverging = new FetchResponseData(Errors.NONE, MemoryRecords.EMPTY, 10, 0, 10,
+                Optional.of(new DivergingEpoch(0, 10)));
+
+        time.advance(1_000);
+        FetchOutcome outcome = follower.onFetchResponse(diverging, time.milliseconds());
+        assertEquals(Kind.FAILED, outcome.kind(), outcome.toString());
+        assertEquals(ReplicaStatus.FAILED, follower.status());
+        assertFalse(follower.shouldFetch(), "a FAILED replica is left out of the fetches: no second truncation");
+        assertEquals(time.milliseconds(), follower.statusSinceMs());
+        FailureReason reason = follower.failureReason().orElseThrow();
+        assertEquals(30, reason.fetchOffset());
+        assertEquals(0, reason.leaderLogStartOffset());
+        assertEquals(10, reason.leaderLogEndOffset());
+        assertTrue(reason.message().contains("truncation to 10") && reason.message().contains("cannot make progress"),
+                reason.message());
+        assertEquals(30, follower.fetchOffset(), "the batch holding offset 10 is kept whole");
+
+        FetchOutcome late = follower.onFetchResponse(diverging, time.milliseconds());
+        assertEquals(Kind.FAILED, late.kind(), "a late answer changes nothing");
+        assertEquals(30, follower.fetchOffset());
+
+        follower.requestRebuild(time.milliseconds());
+        catchUp(leader, follower);
+        assertEquals(ReplicaStatus.FETCHING, follower.status());
+        assertSameRecords(leader, follower.log(), 0);
+    }
+
+    @Test
+    void aLeaderLogEndInsideALocalBatchFailsTheReplica() throws Exception {
+        FollowerPartition follower = followerWithOneForeignBatch(10);
+        FetchOutcome outcome = follower.onFetchResponse(FetchResponseData.error(Errors.OFFSET_OUT_OF_RANGE, 5, 0, 5),
+                time.milliseconds());
+        assertEquals(Kind.FAILED, outcome.kind(), outcome.toString());
+        assertEquals(Errors.OFFSET_OUT_OF_RANGE, outcome.error());
+        assertEquals(ReplicaStatus.FAILED, follower.status());
+        assertTrue(follower.failureReason().orElseThrow().message().contains("truncation to 5"));
+        assertEquals(10, follower.fetchOffset());
+    }
+
     @Test
     void requestRebuildTurnsAFailedReplicaIntoARebuildingOne() throws Exception {
         Log leader = open("leader");

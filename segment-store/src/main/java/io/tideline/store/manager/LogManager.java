@@ -55,6 +55,8 @@ public final class LogManager implements AutoCloseable {
     private final DeletedOpenFilesScanner deletedFilesScanner = new DeletedOpenFilesScanner();
     private final Map<TopicPartition, Log> logs = new ConcurrentHashMap<>();
     private final Map<TopicPartition, LogDirectory> logDirOf = new ConcurrentHashMap<>();
+    private final PartitionTopicIds topicIds = new PartitionTopicIds();
+    private final DeletedLogDirs deletedDirs;
     private final Map<String, Map<String, ?>> topicOverrides = new ConcurrentHashMap<>();
     /**
      * The broker-level defaults every topic's overrides apply over: the static ones until
@@ -82,6 +84,7 @@ public final class LogManager implements AutoCloseable {
         this.metrics = metrics;
         this.random = random;
         this.deleter = new SegmentDeleter(scheduler);
+        this.deletedDirs = new DeletedLogDirs(scheduler);
         this.defaults = config.logConfigDefaults();
     }
 
@@ -143,6 +146,7 @@ public final class LogManager implements AutoCloseable {
         Map<TopicPartition, Long> startOffsets = dir.logStartOffsets.read();
         Map<TopicPartition, Long> recoveryPoints = dir.recoveryPoints.read();
         Map<TopicPartition, Long> highWatermarks = dir.highWatermarks.read();
+        deletedDirs.removeLeftovers(dir.path);
         List<Path> partitionDirs = new ArrayList<>();
         try (Stream<Path> children = Files.list(dir.path)) {
             for (Path child : (Iterable<Path>) children::iterator) {
@@ -160,6 +164,7 @@ public final class LogManager implements AutoCloseable {
             Log opened = Log.open(partitionDir, logConfigFor(tp.topic()), time, scheduler, random, deleter,
                     startOffsets.getOrDefault(tp, 0L), recoveryPoints.getOrDefault(tp, 0L),
                     highWatermarks.getOrDefault(tp, -1L), dir.hadCleanShutdown);
+            topicIds.load(tp, partitionDir);
             addLog(tp, opened, dir);
         }
         dir.clearCleanShutdownMarker();
@@ -187,9 +192,22 @@ public final class LogManager implements AutoCloseable {
 
     /**
      * The log of {@code tp}, created in the log dir holding the fewest partitions if it does not exist.
-     * {@code overrides} are the topic's config overrides (segment.bytes, retention.ms, ...).
+     * {@code overrides} are the topic's config overrides (segment.bytes, retention.ms, ...). No topic id is checked
+     * or written: callers with metadata use {@link #getOrCreateLog(TopicPartition, String, Map)}.
      */
     public Log getOrCreateLog(TopicPartition tp, Map<String, ?> overrides) {
+        return getOrCreateLog(tp, null, overrides);
+    }
+
+    /**
+     * The log of {@code tp} for topic {@code topicId}: the open log if it belongs to that topic (a log with no id
+     * takes this one), else a new empty log, created in the log dir holding the fewest partitions, whose directory
+     * holds {@code topicId} before any data. An open log of another topic id is closed, its directory renamed
+     * for deletion, and never served (docs/behaviours.md B130-B132).
+     *
+     * @param topicId the topic's id in the metadata; null or empty checks and writes none
+     */
+    public Log getOrCreateLog(TopicPartition tp, String topicId, Map<String, ?> overrides) {
         ensureStarted();
         if (overrides != null && !overrides.isEmpty()) {
             updateTopicConfig(tp.topic(), overrides);
@@ -197,19 +215,57 @@ public final class LogManager implements AutoCloseable {
         synchronized (this) {
             Log existing = logs.get(tp);
             if (existing != null) {
-                return existing;
+                try {
+                    if (topicIds.check(tp, existing.dir(), topicId) != PartitionTopicIds.Verdict.OTHER_TOPIC) {
+                        return existing;
+                    }
+                    replaceLogOfOtherTopic(tp, existing, topicId);
+                } catch (IOException e) {
+                    throw new io.tideline.common.errors.TidelineException(Errors.KAFKA_STORAGE_ERROR,
+                            "Checking the topic id of " + tp + " in " + existing.dir() + " failed", e);
+                }
             }
             LogDirectory dir = leastLoadedDir();
             try {
-                Log created = Log.open(dir.path.resolve(tp.directoryName()), logConfigFor(tp.topic()), time, scheduler,
+                Path partitionDir = dir.path.resolve(tp.directoryName());
+                Files.createDirectories(partitionDir);
+                topicIds.record(tp, partitionDir, topicId);
+                Log created = Log.open(partitionDir, logConfigFor(tp.topic()), time, scheduler,
                         random, deleter, 0L, 0L, -1L, true);
                 addLog(tp, created, dir);
                 return created;
             } catch (IOException e) {
+                topicIds.remove(tp);
                 throw new io.tideline.common.errors.TidelineException(Errors.KAFKA_STORAGE_ERROR,
                         "Creating the log of " + tp + " in " + dir.path + " failed", e);
             }
         }
+    }
+
+    /**
+     * The open log of {@code tp} belongs to another topic than {@code topicId} (a topic of the same name deleted
+     * while this broker was down): its directory is renamed for deletion, then it leaves the manager and the
+     * checkpoints are written without it, so that no offset of it is ever applied to the new log (B131). The
+     * rename comes first: if it fails nothing has changed, and the next call tries again rather than creating
+     * the new log over the old directory.
+     */
+    private void replaceLogOfOtherTopic(TopicPartition tp, Log existing, String topicId) throws IOException {
+        String otherId = topicIds.get(tp).orElseThrow();
+        Path renamed = deletedDirs.renameAndScheduleRemoval(existing.dir(), tp, otherId,
+                existing.config().fileDeleteDelayMs());
+        logs.remove(tp);
+        LogDirectory dir = logDirOf.remove(tp);
+        topicIds.remove(tp);
+        LogMetrics.remove(metrics, tp);
+        existing.abandon();
+        log.warn("The log of {} in {} belongs to topic id {}, not {} as the metadata says: renamed to {} for "
+                + "deletion; the partition starts empty here", tp, dir.path, otherId, topicId, renamed.getFileName());
+        checkpointAll();
+    }
+
+    /** The topic id in the directory of {@code tp}'s open log; empty with no such log or no id. */
+    public Optional<String> topicId(TopicPartition tp) {
+        return logs.containsKey(tp) ? topicIds.get(tp) : Optional.empty();
     }
 
     /** Sets a topic's overrides and applies them to its open logs (validated: INVALID_CONFIG if bad). */
@@ -381,6 +437,7 @@ public final class LogManager implements AutoCloseable {
         synchronized (this) {
             removed = logs.remove(tp);
             logDirOf.remove(tp);
+            topicIds.remove(tp);
         }
         if (removed == null) {
             return;

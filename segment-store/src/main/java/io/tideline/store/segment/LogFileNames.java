@@ -15,6 +15,8 @@ public final class LogFileNames {
     public static final String DELETED_SUFFIX = ".deleted";
     public static final String TMP_SUFFIX = ".tmp";
     public static final String LEADER_EPOCH_CHECKPOINT = "leader-epoch-checkpoint";
+    /** The topic id of a partition directory's log (Kafka's name and format). */
+    public static final String PARTITION_METADATA = "partition.metadata";
     public static final String CLEAN_SHUTDOWN_MARKER = ".kafka_cleanshutdown";
     public static final String LOG_START_OFFSET_CHECKPOINT = "log-start-offset-checkpoint";
     public static final String RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint";
