@@ -207,6 +207,8 @@ public final class LogManager implements AutoCloseable {
                 addLog(tp, created, dir);
                 return created;
             } catch (IOException e) {
+                // A dir that cannot take a new log is faulty as a whole (docs/behaviours.md B145).
+                markLogDirOffline(dir.path, "creating the log of " + tp + " failed: " + e);
                 throw new io.tideline.common.errors.TidelineException(Errors.KAFKA_STORAGE_ERROR,
                         "Creating the log of " + tp + " in " + dir.path + " failed", e);
             }
