@@ -52,8 +52,10 @@ public abstract class AbstractIndex implements AutoCloseable {
         boolean newlyCreated = !Files.exists(file);
         try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
             long originalLength = raf.length();
-            if (newlyCreated || (writable && raf.length() < roundDown(maxIndexSize))) {
-                // New, or a trimmed index reopened as the active segment's: preallocate so appends fit.
+            if (writable && raf.length() < roundDown(maxIndexSize)) {
+                // New, or a trimmed index reopened as the active segment's: preallocate so appends fit. A new
+                // index of a closed segment (a missing one, about to be rebuilt) starts empty: its rebuild sizes
+                // it to what the segment's bytes need, rather than segment.index.bytes written here (B142).
                 allocate(raf, roundDown(Math.max(maxIndexSize, raf.length())));
             }
             long length = raf.length();
