@@ -428,7 +428,12 @@ public final class Partition {
             if (leaderState == null) {
                 return DeleteRecordsResult.error(Errors.NOT_LEADER_OR_FOLLOWER);
             }
-            return localLog.deleteRecords(beforeOffset);
+            try {
+                return localLog.deleteRecords(beforeOffset);
+            } catch (TidelineException e) {
+                // KAFKA_STORAGE_ERROR when the new start offset could not be made durable (docs/behaviours.md B140).
+                return DeleteRecordsResult.error(e.error());
+            }
         } finally {
             lock.unlock();
         }

@@ -302,8 +302,14 @@ public final class ReplicaManager implements AutoCloseable {
         return fetchHandler.fetch(replicaId, fetches, Math.min(minBytes, bounded), bounded, maxWaitMs)
                 .thenApply(results -> {
                     // Counted as answered, after any long poll: the bytes that actually go to the follower.
-                    results.forEach((tp, r) -> topicMetrics.recordReplicaFetch(tp.topic(), r.error(),
-                            r.records().sizeInBytes()));
+                    results.forEach((tp, r) -> {
+                        topicMetrics.recordReplicaFetch(tp.topic(), r.error(), r.records().sizeInBytes());
+                        // A read that failed on this leader's disk takes its log dir offline (docs/behaviours.md B143).
+                        if (r.error() == Errors.KAFKA_STORAGE_ERROR && partitions.containsKey(tp)) {
+                            reportStorageError(tp, new io.tideline.common.errors.TidelineException(r.error(),
+                                    "serving replica " + replicaId + ": " + r.error().defaultMessage()));
+                        }
+                    });
                     return results;
                 });
     }
@@ -432,6 +438,10 @@ public final class ReplicaManager implements AutoCloseable {
                 continue;
             }
             DeleteRecordsResult local = partition.deleteRecordsOnLeader(e.getValue());
+            if (local.error() == Errors.KAFKA_STORAGE_ERROR) {
+                reportStorageError(tp, new io.tideline.common.errors.TidelineException(local.error(),
+                        "DeleteRecords could not make the log start offset of " + tp + " durable"));
+            }
             if (local.error() != Errors.NONE) {
                 delayed.addAnswered(tp, DeleteRecordsPartitionResult.error(local.error(), local.error() == Errors.OFFSET_OUT_OF_RANGE
                         ? "offset " + e.getValue() + " is above the high watermark " + partition.log().highWatermark()

@@ -35,19 +35,27 @@ public final class FileUtils {
         }
     }
 
-    /** Flushes a directory's entries (file creations, renames, deletions) to disk. */
+    /**
+     * Flushes a directory's entries (file creations, renames, deletions) to disk. Every failure is the
+     * caller's: a directory whose fsync failed may have lost the entries that a checkpoint, a new segment or
+     * a deletion relies on, so it is a storage error like a failed write (docs/behaviours.md B141).
+     */
     public static void fsyncDirectory(Path dir) throws IOException {
+        fsyncDirectory(dir, d -> FileChannel.open(d, StandardOpenOption.READ));
+    }
+
+    /** How {@link #fsyncDirectory} opens a directory: the seam a test uses to make its open or fsync fail. */
+    @FunctionalInterface
+    interface DirectoryOpener {
+        FileChannel open(Path dir) throws IOException;
+    }
+
+    static void fsyncDirectory(Path dir, DirectoryOpener opener) throws IOException {
         if (dir == null) {
             return;
         }
-        try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
+        try (FileChannel channel = opener.open(dir)) {
             channel.force(true);
-        } catch (IOException e) {
-            // Some file systems refuse to open directories for reading; nothing more can be done there.
-            if (Files.isDirectory(dir)) {
-                return;
-            }
-            throw e;
         }
     }
 

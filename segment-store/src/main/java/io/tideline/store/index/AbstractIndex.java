@@ -1,10 +1,13 @@
 package io.tideline.store.index;
 
+import io.tideline.common.errors.Errors;
+import io.tideline.common.errors.TidelineException;
 import io.tideline.common.io.FileUtils;
 import io.tideline.common.io.MappedBuffers;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -15,6 +18,16 @@ import java.util.concurrent.locks.ReentrantLock;
  * A sparse, memory-mapped index of fixed-size entries sorted by offset. The file of the active
  * segment is preallocated to {@code maxIndexSize} (so appends never grow the file) and trimmed to its
  * entries when the segment is closed, which is what Kafka's tools expect to find.
+ *
+ * <p>Disk faults (docs/behaviours.md B142): the preallocated space is written with zeros, not left a hole,
+ * so the file system allocates its blocks when the index is created, where a full disk is an IOException.
+ * A hole would be allocated by the first store into the mapping, and a full disk or an I/O error there is a
+ * SIGBUS. HotSpot does not raise that where it happens: it skips the faulting instruction (a load reads
+ * garbage) and raises an {@link InternalError} at the thread's next transition into the VM, which may be
+ * after the index call returned. So the fault is prevented rather than caught; an InternalError that does
+ * surface inside these methods, or inside the log's append and read, becomes KAFKA_STORAGE_ERROR, which takes
+ * the log dir offline like any failed write. Faults that writing the blocks cannot prevent (a file truncated
+ * under the mapping by another process, a device error on a page-in) remain a known gap (docs/storage.md).
  *
  * <p>Thread-safety: every access to the mapping happens under one lock, so that a reader's lookup can
  * never touch a mapping that {@link #close()} has already unmapped (which would crash the JVM, not
@@ -39,9 +52,11 @@ public abstract class AbstractIndex implements AutoCloseable {
         boolean newlyCreated = !Files.exists(file);
         try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
             long originalLength = raf.length();
-            if (newlyCreated || (writable && raf.length() < roundDown(maxIndexSize))) {
-                // New, or a trimmed index reopened as the active segment's: preallocate so appends fit.
-                raf.setLength(roundDown(Math.max(maxIndexSize, raf.length())));
+            if (writable && raf.length() < roundDown(maxIndexSize)) {
+                // New, or a trimmed index reopened as the active segment's: preallocate so appends fit. A new
+                // index of a closed segment (a missing one, about to be rebuilt) starts empty: its rebuild sizes
+                // it to what the segment's bytes need, rather than segment.index.bytes written here (B142).
+                allocate(raf, roundDown(Math.max(maxIndexSize, raf.length())));
             }
             long length = raf.length();
             int candidates = newlyCreated ? 0 : (int) (Math.min(originalLength, Integer.MAX_VALUE) / entrySize());
@@ -50,12 +65,45 @@ public abstract class AbstractIndex implements AutoCloseable {
             entries = Math.min(candidates, maxEntries);
             // Entries past the valid prefix were never written (the zeros of a preallocated file after
             // an unclean stop) or are damaged; callers decide, via invalidTail(), whether to rebuild.
-            int valid = validPrefix(entries);
+            int valid;
+            try {
+                valid = validPrefix(entries);
+            } catch (InternalError e) {
+                MappedBuffers.unmap(mmap);
+                throw new IOException("reading the mapped index " + file + " faulted: " + e.getMessage(), e);
+            }
             // A length that is not a whole number of entries is never written by us: damage too.
             invalidTail = valid < candidates || originalLength % entrySize() != 0;
             entries = valid;
             mmap.position(entries * entrySize());
         }
+    }
+
+    /**
+     * Grows the file to {@code length} by writing zeros after its end, so that its blocks are allocated now
+     * (B142); {@link RandomAccessFile#setLength} alone would leave a hole, allocated at the first store into the
+     * mapping. Shrinking needs no allocation.
+     */
+    private static void allocate(RandomAccessFile raf, long length) throws IOException {
+        long position = raf.length();
+        if (length <= position) {
+            raf.setLength(length);
+            return;
+        }
+        FileChannel channel = raf.getChannel();
+        ByteBuffer zeros = ByteBuffer.allocate((int) Math.min(64 * 1024, length - position));
+        while (position < length) {
+            zeros.clear().limit((int) Math.min(zeros.capacity(), length - position));
+            while (zeros.hasRemaining()) {
+                position += channel.write(zeros, position);
+            }
+        }
+    }
+
+    /** A fault on the mapping (SIGBUS as InternalError) as the storage error every caller handles (B142). */
+    private TidelineException mappedFault(InternalError e) {
+        return new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Accessing the mapped index " + file
+                + " faulted (disk full, file truncated or I/O error): " + e.getMessage(), e);
     }
 
     /**
@@ -121,6 +169,8 @@ public abstract class AbstractIndex implements AutoCloseable {
         try {
             ensureOpen();
             action.run();
+        } catch (InternalError e) {
+            throw mappedFault(e);
         } finally {
             lock.unlock();
         }
@@ -131,6 +181,8 @@ public abstract class AbstractIndex implements AutoCloseable {
         try {
             ensureOpen();
             return action.get();
+        } catch (InternalError e) {
+            throw mappedFault(e);
         } finally {
             lock.unlock();
         }
@@ -190,13 +242,21 @@ public abstract class AbstractIndex implements AutoCloseable {
                 return;
             }
             int position = mmap.position();
-            // No force (msync) first: unmapping a shared mapping leaves its dirty pages in the page
-            // cache, where the segment's next flush finds them. Forcing here was a synchronous write
-            // of the index (about a journal commit each) on every roll, inside the append.
-            MappedBuffers.unmap(mmap);
             try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
-                raf.setLength(rounded);
-                mmap = raf.getChannel().map(FileChannel.MapMode.READ_WRITE, 0, rounded);
+                // Blocks first, while the old mapping is still in use: a full disk fails here and changes nothing.
+                allocate(raf, Math.max(rounded, raf.length()));
+                // No force (msync) first: unmapping a shared mapping leaves its dirty pages in the page
+                // cache, where the segment's next flush finds them. Forcing here was a synchronous write
+                // of the index (about a journal commit each) on every roll, inside the append.
+                MappedBuffers.unmap(mmap);
+                try {
+                    raf.setLength(rounded);
+                    mmap = raf.getChannel().map(FileChannel.MapMode.READ_WRITE, 0, rounded);
+                } catch (IOException | RuntimeException e) {
+                    // The old mapping is gone and no new one exists: nothing may touch either again.
+                    closed = true;
+                    throw e;
+                }
             }
             maxEntries = rounded / entrySize();
             entries = Math.min(entries, maxEntries);
@@ -212,6 +272,8 @@ public abstract class AbstractIndex implements AutoCloseable {
             if (!closed) {
                 mmap.force();
             }
+        } catch (InternalError e) {
+            throw mappedFault(e);
         } finally {
             lock.unlock();
         }
@@ -256,6 +318,10 @@ public abstract class AbstractIndex implements AutoCloseable {
                     }
                 } catch (IOException e) {
                     throw new UncheckedIOException("closing index " + file, e);
+                } catch (InternalError e) {
+                    MappedBuffers.unmap(mmap);
+                    closed = true;
+                    throw mappedFault(e);
                 }
             } else {
                 MappedBuffers.unmap(mmap);

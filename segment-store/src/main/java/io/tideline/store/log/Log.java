@@ -336,6 +336,10 @@ public final class Log implements AutoCloseable {
             }
         } catch (IOException e) {
             throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Append to " + topicPartition + " failed: " + e.getMessage(), e);
+        } catch (InternalError e) {
+            // A fault on a mapped index that the JVM delivered after the index's own call returned (B142).
+            throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Append to " + topicPartition + " faulted on a "
+                    + "mapped file: " + e.getMessage(), e);
         }
     }
 
@@ -504,6 +508,9 @@ public final class Log implements AutoCloseable {
                 }
             } catch (IOException e) {
                 throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Read from " + topicPartition + " failed", e);
+            } catch (InternalError e) {
+                throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Read from " + topicPartition
+                        + " faulted on a mapped file: " + e.getMessage(), e);
             }
         }
     }

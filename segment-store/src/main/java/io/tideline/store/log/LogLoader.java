@@ -87,9 +87,12 @@ final class LogLoader {
                         activeIndexBytes(config), config.indexIntervalBytes(), jitter(config, random), true, time));
             }
             LogSegment active = segments.lastEntry().getValue();
-            // An active segment that already holds data may have been indexed under other settings:
-            // it gets the full segment.index.bytes, so no entry of it is cut off.
-            active.resizeIndexes(active.size() == 0 ? activeIndexBytes(config) : config.segmentIndexBytes());
+            // An active segment that already holds data may have been indexed under other settings: it keeps
+            // every entry and gets a new segment's room on top, at most segment.index.bytes. Not the whole
+            // segment.index.bytes: index space is written at open (docs/behaviours.md B142), and 10 MiB each for
+            // two indexes of every partition would be written at every start.
+            int inUse = Math.max(active.offsetIndex().sizeInBytes(), active.timeIndex().sizeInBytes());
+            active.resizeIndexes((int) Math.min(config.segmentIndexBytes(), (long) inUse + activeIndexBytes(config)));
             long logEndOffset = active.readNextOffset();
             if (logEndOffset < logStartOffsetCheckpoint) {
                 // Everything on disk is below the start offset (e.g. DeleteRecords moved it past the end of

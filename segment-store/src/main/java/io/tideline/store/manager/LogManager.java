@@ -66,6 +66,7 @@ public final class LogManager implements AutoCloseable {
     private final List<LogDirectory> dirs = new ArrayList<>();
     /** Dirs that failed (I/O error, disk full): their logs are gone from this manager until a restart. */
     private final Set<Path> offlineDirs = ConcurrentHashMap.newKeySet();
+    private volatile LogDirFailureListener failureListener = (dir, reason, lost) -> { };
     private final List<Scheduler.Cancellable> tasks = new ArrayList<>();
     private volatile boolean started;
     private volatile boolean closed;
@@ -178,7 +179,7 @@ public final class LogManager implements AutoCloseable {
     }
 
     private void addLog(TopicPartition tp, Log opened, LogDirectory dir) {
-        opened.setLogStartOffsetListener(moved -> checkpointLogStartOffsets(dir));
+        opened.setLogStartOffsetListener(moved -> checkpointLogStartOffsets(dir, moved));
         logs.put(tp, opened);
         logDirOf.put(tp, dir);
         LogMetrics.register(metrics, opened);
@@ -236,6 +237,8 @@ public final class LogManager implements AutoCloseable {
                 return created;
             } catch (IOException e) {
                 topicIds.remove(tp);
+                // A dir that cannot take a new log is faulty as a whole (docs/behaviours.md B145).
+                markLogDirOffline(dir.path, "creating the log of " + tp + " failed: " + e);
                 throw new io.tideline.common.errors.TidelineException(Errors.KAFKA_STORAGE_ERROR,
                         "Creating the log of " + tp + " in " + dir.path + " failed", e);
             }
@@ -346,16 +349,31 @@ public final class LogManager implements AutoCloseable {
     }
 
     /**
-     * A log dir failed (an I/O error surfaced from one of its logs): its logs are dropped without
-     * flushing (their files may be unreadable), no checkpoint or clean-shutdown marker is written there
-     * again, and no new log goes there. The other dirs keep working. Kafka's rule: a failed dir stays
-     * offline until the broker restarts.
+     * A log dir failed (an I/O error surfaced from one of its logs, or a checkpoint of it could not be
+     * written): its logs are dropped without flushing (their files may be unreadable), no checkpoint or
+     * clean-shutdown marker is written there again, and no new log goes there. The other dirs keep working.
+     * Kafka's rule: a failed dir stays offline until the broker restarts. The {@link LogDirFailureListener} is
+     * told once per dir, on the calling thread, after the dir is offline.
      *
      * @return the partitions that were in it (empty if it was offline already)
      */
-    public synchronized List<TopicPartition> markLogDirOffline(Path dir, String reason) {
-        if (!offlineDirs.add(dir)) {
+    public List<TopicPartition> markLogDirOffline(Path dir, String reason) {
+        List<TopicPartition> lost = takeOffline(dir, reason);
+        if (lost == null) {
             return List.of();
+        }
+        try {
+            failureListener.onLogDirOffline(dir, reason, lost);
+        } catch (RuntimeException e) {
+            log.error("The log dir failure listener failed for {}", dir, e);
+        }
+        return lost;
+    }
+
+    /** Null when the dir was offline already. */
+    private synchronized List<TopicPartition> takeOffline(Path dir, String reason) {
+        if (!offlineDirs.add(dir)) {
+            return null;
         }
         List<TopicPartition> lost = new ArrayList<>();
         for (Map.Entry<TopicPartition, LogDirectory> e : List.copyOf(logDirOf.entrySet())) {
@@ -377,6 +395,23 @@ public final class LogManager implements AutoCloseable {
         }
         log.error("Log dir {} is offline ({}); {} partitions lost here: {}", dir, reason, lost.size(), lost);
         return lost;
+    }
+
+    /** Told when a log dir goes offline, whoever found the fault (a log's reader or writer, a checkpoint). */
+    @FunctionalInterface
+    public interface LogDirFailureListener {
+        /**
+         * Called once per dir, on the thread that found the fault (a request, fetcher or scheduler thread, or the
+         * one closing the store), without this manager's lock: hand slow work elsewhere.
+         *
+         * @param lost the partitions whose logs were in the dir and are gone from this manager now
+         */
+        void onLogDirOffline(Path dir, String reason, List<TopicPartition> lost);
+    }
+
+    /** Who hears of a dir going offline (the broker: it stops those replicas and tells the controller). */
+    public void setLogDirFailureListener(LogDirFailureListener listener) {
+        this.failureListener = java.util.Objects.requireNonNull(listener, "listener");
     }
 
     public Set<Path> offlineLogDirs() {
@@ -402,10 +437,20 @@ public final class LogManager implements AutoCloseable {
     /** DeleteRecords on a local log; UNKNOWN_TOPIC_OR_PARTITION if this store has no such log. */
     public DeleteRecordsResult deleteRecords(TopicPartition tp, long beforeOffset) {
         Log target = logs.get(tp);
-        if (target == null) {
+        LogDirectory dir = logDirOf.get(tp);
+        if (target == null || dir == null) {
             return DeleteRecordsResult.error(Errors.UNKNOWN_TOPIC_OR_PARTITION);
         }
-        return target.deleteRecords(beforeOffset);
+        try {
+            return target.deleteRecords(beforeOffset);
+        } catch (io.tideline.common.errors.TidelineException e) {
+            if (e.error() != Errors.KAFKA_STORAGE_ERROR) {
+                throw e;
+            }
+            // The new start offset may be in memory and not on disk: refused, and the dir goes offline (B140).
+            markLogDirOffline(dir.path, e.getMessage());
+            return DeleteRecordsResult.error(Errors.KAFKA_STORAGE_ERROR);
+        }
     }
 
     /** One retention pass over every log; returns the number of segments deleted. */
@@ -457,18 +502,28 @@ public final class LogManager implements AutoCloseable {
     /**
      * A log's start offset moved by DeleteRecords or a follower's adoption: its dir's checkpoint is written at
      * once, not at the next log.flush.start.offset.checkpoint.interval.ms, so a crash cannot bring the deleted
-     * records back (docs/behaviours.md B78). A store closed by a crash writes nothing any more.
+     * records back (docs/behaviours.md B78). When it cannot be written (the dir failed, the store is closed) the
+     * move is not durable, so the call that moved it fails with KAFKA_STORAGE_ERROR and is never answered as
+     * done (B140).
      */
-    private void checkpointLogStartOffsets(LogDirectory dir) {
-        if (!closed && onlineDirs().contains(dir)) {
-            writeCheckpoint(dir, dir.logStartOffsets, Log::logStartOffset);
+    private void checkpointLogStartOffsets(LogDirectory dir, Log moved) {
+        if (closed || !onlineDirs().contains(dir)) {
+            throw new io.tideline.common.errors.TidelineException(Errors.KAFKA_STORAGE_ERROR, "The log start offset "
+                    + moved.logStartOffset() + " of " + moved.topicPartition() + " cannot be made durable: "
+                    + (closed ? "the log manager is closed" : "log dir " + dir.path + " is offline"));
+        }
+        if (!writeCheckpoint(dir, dir.logStartOffsets, Log::logStartOffset)) {
+            throw new io.tideline.common.errors.TidelineException(Errors.KAFKA_STORAGE_ERROR, "Writing the log start "
+                    + "offset " + moved.logStartOffset() + " of " + moved.topicPartition() + " to " + dir.path
+                    + " failed; the log dir is offline");
         }
     }
 
     public void checkpointRecoveryPointsAndHighWatermarks() {
         for (LogDirectory dir : onlineDirs()) {
-            writeCheckpoint(dir, dir.recoveryPoints, Log::recoveryPoint);
-            writeCheckpoint(dir, dir.highWatermarks, Log::highWatermark);
+            if (writeCheckpoint(dir, dir.recoveryPoints, Log::recoveryPoint)) {
+                writeCheckpoint(dir, dir.highWatermarks, Log::highWatermark);
+            }
         }
     }
 
@@ -477,8 +532,13 @@ public final class LogManager implements AutoCloseable {
         checkpointRecoveryPointsAndHighWatermarks();
     }
 
-    private void writeCheckpoint(LogDirectory dir, io.tideline.store.checkpoint.OffsetCheckpointFile file,
-                                 java.util.function.ToLongFunction<Log> value) {
+    /**
+     * Writes one checkpoint of {@code dir}; false when the write failed, and then the dir is offline: a
+     * checkpoint that cannot be written is a disk fault like a failed append (docs/behaviours.md B140), and a
+     * dir left online would get a clean-shutdown marker over stale checkpoints.
+     */
+    private boolean writeCheckpoint(LogDirectory dir, io.tideline.store.checkpoint.OffsetCheckpointFile file,
+                                    java.util.function.ToLongFunction<Log> value) {
         try {
             // The offsets are read under the dir's lock too: two writers (the periodic one and a DeleteRecords)
             // that read outside it could write in the reverse order, the older offsets last, and a crash then
@@ -493,8 +553,13 @@ public final class LogManager implements AutoCloseable {
                 });
                 file.write(offsets);
             }
-        } catch (IOException e) {
-            log.error("Writing {} failed", file, e);
+            return true;
+        } catch (IOException | java.io.UncheckedIOException e) {
+            log.error("Writing {} failed; taking log dir {} offline", file, dir.path, e);
+            // Outside the dir's lock: taking a dir offline takes the manager's, and close() holds that one
+            // while it writes checkpoints.
+            markLogDirOffline(dir.path, "writing " + file.file().getFileName() + " failed: " + e);
+            return false;
         }
     }
 
@@ -564,7 +629,9 @@ public final class LogManager implements AutoCloseable {
 
     /**
      * Clean shutdown: stops the tasks, flushes and closes every log, writes the checkpoints, unlinks
-     * segments waiting for deletion and leaves the clean-shutdown marker in each dir.
+     * segments waiting for deletion and leaves the clean-shutdown marker in each dir whose checkpoints were
+     * written: a dir whose checkpoint write failed is offline by then and gets none, so the next start
+     * recovers it rather than trusting stale checkpoints (docs/behaviours.md B140).
      */
     @Override
     public synchronized void close() {

@@ -95,10 +95,12 @@ public final class FileRecords implements AutoCloseable {
         if (targetSize > original || targetSize < 0) {
             throw new IllegalArgumentException("cannot truncate " + file + " of " + original + " bytes to " + targetSize);
         }
+        // The size first: a reader whose slice the truncation cuts short sees the log's own truncation in it,
+        // not a file that lost data under the log (RecordsSlice.toMemoryRecords).
+        size.set(targetSize);
         if (channel.size() > targetSize) {
             channel.truncate(targetSize);
         }
-        size.set(targetSize);
         return original - targetSize;
     }
 

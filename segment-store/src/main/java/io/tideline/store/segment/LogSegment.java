@@ -357,9 +357,12 @@ public final class LogSegment implements AutoCloseable {
         offsetIndex.reset();
         timeIndex.reset();
         // A closed segment's indexes were trimmed to their entries; give the rebuild room (the time
-        // index keeps a slot in reserve, so the same entries would not fit again) and trim below.
-        offsetIndex.resize(offsetIndex.maxIndexSize());
-        timeIndex.resize(timeIndex.maxIndexSize());
+        // index keeps a slot in reserve, so the same entries would not fit again) and trim below. The
+        // room is what this segment's bytes can index, not segment.index.bytes: index space is written
+        // when it is allocated (docs/behaviours.md B142), and a recovery may run on a nearly full disk.
+        int room = activeIndexBytes(Math.max(log.sizeInBytes(), 1), indexIntervalBytes, offsetIndex.maxIndexSize());
+        offsetIndex.resize(room);
+        timeIndex.resize(room);
         txnIndex.truncateTo(baseOffset);
         maxTimestampSoFar = RecordBatch.NO_TIMESTAMP;
         offsetOfMaxTimestampSoFar = baseOffset;

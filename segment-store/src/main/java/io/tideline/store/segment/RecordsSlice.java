@@ -37,11 +37,21 @@ public final class RecordsSlice implements AutoCloseable {
         return start;
     }
 
-    /** Reads the slice into memory. */
+    /**
+     * Reads the slice into memory.
+     *
+     * @throws IOException also when the file ends before the slice does: the log wrote those bytes, so a
+     *                     file shorter than that lost them under it (docs/behaviours.md B143)
+     */
     public MemoryRecords toMemoryRecords() throws IOException {
         ByteBuffer buffer = ByteBuffer.allocate(size);
         if (size > 0) {
-            file.read(buffer, start);
+            int read = file.read(buffer, start);
+            // A truncation by the log itself (a follower dropping a divergent tail) lowers the size first.
+            if (read < size && file.sizeInBytes() >= start + size) {
+                throw new IOException("Short read from " + file.file() + ": " + read + " of " + size
+                        + " bytes at position " + start + "; the file ends before the data the log wrote");
+            }
         }
         buffer.flip();
         return MemoryRecords.readableRecords(buffer);

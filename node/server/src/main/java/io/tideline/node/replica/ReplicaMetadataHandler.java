@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.Objects;
@@ -38,6 +39,8 @@ public final class ReplicaMetadataHandler implements BrokerMetadataHandler {
     private final ReplicaManager replicaManager;
     private final LogManager logManager;
     private final PartitionSettingsResolver settings;
+    /** Told of a partition whose log could not be created here (the broker takes it offline and reports it). */
+    private final java.util.function.BiConsumer<TopicPartition, RuntimeException> logCreationFailed;
     /** Topic configs as last applied, by topic id: a change re-applies the settings of hosted partitions. */
     private final Map<String, SortedMap<String, String>> appliedConfigs = new HashMap<>();
     /** The broker's min.insync.replicas as last applied: a dynamic change re-applies topics without their own. */
@@ -45,6 +48,17 @@ public final class ReplicaMetadataHandler implements BrokerMetadataHandler {
 
     public ReplicaMetadataHandler(int brokerId, ReplicaManager replicaManager, LogManager logManager,
                                   PartitionSettingsResolver settings) {
+        this(brokerId, replicaManager, logManager, settings, (tp, e) -> replicaManager.markOffline(List.of(tp)));
+    }
+
+    /**
+     * @param logCreationFailed told of a partition whose log could not be created on this broker's disks; the
+     *                          partition is skipped and the rest of the delta applied (docs/behaviours.md B145)
+     */
+    public ReplicaMetadataHandler(int brokerId, ReplicaManager replicaManager, LogManager logManager,
+                                  PartitionSettingsResolver settings,
+                                  java.util.function.BiConsumer<TopicPartition, RuntimeException> logCreationFailed) {
+        this.logCreationFailed = Objects.requireNonNull(logCreationFailed, "logCreationFailed");
         this.brokerId = brokerId;
         this.replicaManager = Objects.requireNonNull(replicaManager, "replicaManager");
         this.logManager = Objects.requireNonNull(logManager, "logManager");
@@ -59,29 +73,60 @@ public final class ReplicaMetadataHandler implements BrokerMetadataHandler {
         }
         for (LogToDelete delete : delta.logsToDelete()) {
             replicaManager.stopReplica(delete.topicPartition());
-            try {
-                logManager.deleteLog(delete.topicPartition());
-                log.info("Deleted the log of {} ({})", delete.topicPartition(), delete.reason());
-            } catch (IOException e) {
-                throw new UncheckedIOException("Deleting the log of " + delete.topicPartition() + " failed", e);
-            }
+            deleteLog(delete);
         }
         for (PartitionToLead lead : delta.partitionsToLead()) {
             TopicImage topic = image.topicById(lead.topicId()).orElseThrow();
-            replicaManager.applyPartitionState(new LeaderAndIsr(lead.topicPartition(), lead.topicId(), brokerId,
+            applyPartitionState(new LeaderAndIsr(lead.topicPartition(), lead.topicId(), brokerId,
                     lead.leaderEpoch(), lead.partitionEpoch(), lead.replicas(), lead.isr()),
                     settings.resolve(topic, lead.topicPartition().partition(), brokerId));
         }
         for (PartitionToFollow follow : delta.partitionsToFollow()) {
             TopicImage topic = image.topicById(follow.topicId()).orElseThrow();
             PartitionRecord p = topic.partition(follow.topicPartition().partition());
-            replicaManager.applyPartitionState(new LeaderAndIsr(follow.topicPartition(), follow.topicId(),
+            applyPartitionState(new LeaderAndIsr(follow.topicPartition(), follow.topicId(),
                     follow.hasLeader() ? follow.leaderId() : LeaderAndIsr.NO_LEADER, follow.leaderEpoch(),
                     p.getPartitionEpoch(), p.getReplicasList(), p.getIsrList()),
                     settings.resolve(topic, follow.topicPartition().partition(), brokerId));
         }
         applyConfigChanges(delta, image);
         replicaManager.updateLiveBrokers(liveBrokers(image));
+    }
+
+    /**
+     * A disk fault is this broker's, not the image's (docs/behaviours.md B145): a log that cannot be created
+     * takes its partition offline here and is reported, and the rest of the delta is applied. Thrown out of
+     * the handler it would make the publisher refuse the image, and every later image would repeat the same
+     * create and fail on it, so the broker's metadata would stop moving.
+     */
+    private void applyPartitionState(LeaderAndIsr state, io.tideline.replication.server.PartitionSettings resolved) {
+        try {
+            replicaManager.applyPartitionState(state, resolved);
+        } catch (io.tideline.common.errors.TidelineException e) {
+            if (e.error() != io.tideline.common.errors.Errors.KAFKA_STORAGE_ERROR) {
+                throw e;
+            }
+            log.error("Applying {} failed on this broker's disk; the partition is offline here: {}",
+                    state.topicPartition(), e.getMessage());
+            logCreationFailed.accept(state.topicPartition(), e);
+        }
+    }
+
+    /**
+     * A log whose files cannot be removed is a disk fault of its dir (docs/behaviours.md B145): the dir goes
+     * offline (the broker reports its partitions) and the rest of the delta is applied. What is left of the
+     * deleted log stays in the offline dir until an operator repairs it.
+     */
+    private void deleteLog(LogToDelete delete) {
+        TopicPartition tp = delete.topicPartition();
+        java.util.Optional<java.nio.file.Path> dir = logManager.logDir(tp);
+        try {
+            logManager.deleteLog(tp);
+            log.info("Deleted the log of {} ({})", tp, delete.reason());
+        } catch (IOException | UncheckedIOException | io.tideline.common.errors.TidelineException e) {
+            log.error("Deleting the log of {} failed; its log dir goes offline: {}", tp, e.toString());
+            dir.ifPresent(d -> logManager.markLogDirOffline(d, "deleting the log of " + tp + " failed: " + e));
+        }
     }
 
     /**

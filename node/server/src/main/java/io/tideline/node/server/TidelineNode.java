@@ -215,15 +215,16 @@ public final class TidelineNode implements AutoCloseable {
                         topic -> image().topic(topic).map(t -> t.id())),
                 this::leaderEndpoint, metrics);
         replicaManager.startup();
-        logDirFailures = new LogDirFailureHandler(id, logManager, replicaManager, controllerClient,
-                lifecycle::brokerEpoch, this::image);
+        logDirFailures = new LogDirFailureHandler(id, logManager, replicaManager, controllerClient::reportFailedReplicas,
+                lifecycle::brokerEpoch, this::image, scheduler);
         replicaManager.setStorageErrorListener(logDirFailures::onStorageError);
+        logManager.setLogDirFailureListener(logDirFailures::onLogDirOffline);
         BrokerConfigResolver brokerConfigs = new BrokerConfigResolver(config.originals());
         PartitionSettingsResolver partitionSettings = new PartitionSettingsResolver(config.replication());
         BrokerConfigApplier configApplier = new BrokerConfigApplier(id, brokerConfigs, logManager, replicaManager,
                 partitionSettings);
         ReplicaMetadataHandler replicaHandler = new ReplicaMetadataHandler(id, replicaManager, logManager,
-                partitionSettings);
+                partitionSettings, logDirFailures::onLogCreationFailed);
         // Dynamic broker configs first: logs the replica handler creates start with the values in force.
         publisher = new BrokerMetadataPublisher(id, (delta, image) -> {
             configApplier.onDelta(delta, image);
