@@ -63,6 +63,8 @@ public final class StoreConfig extends AbstractConfig {
     public static final String LOG_SEGMENT_DELETE_DELAY_MS_CONFIG = "log.segment.delete.delay.ms";
     public static final String MESSAGE_MAX_BYTES_CONFIG = "message.max.bytes";
     public static final String LOG_MESSAGE_TIMESTAMP_TYPE_CONFIG = "log.message.timestamp.type";
+    public static final String LOG_MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG = "log.message.timestamp.before.max.ms";
+    public static final String LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG = "log.message.timestamp.after.max.ms";
 
     public static final String PRODUCER_ID_EXPIRATION_MS_CONFIG = "producer.id.expiration.ms";
     public static final int PRODUCER_ID_EXPIRATION_MS_DEFAULT = 86_400_000;
@@ -127,6 +129,12 @@ public final class StoreConfig extends AbstractConfig {
             .define(LOG_MESSAGE_TIMESTAMP_TYPE_CONFIG, STRING, LogConfig.MESSAGE_TIMESTAMP_TYPE_DEFAULT,
                     ValidString.in(LogConfig.CREATE_TIME, LogConfig.LOG_APPEND_TIME), MEDIUM,
                     synonymDoc(LogConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG))
+            .define(LOG_MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG, LONG, LogConfig.MESSAGE_TIMESTAMP_BEFORE_MAX_MS_DEFAULT,
+                    Range.atLeast(0), MEDIUM,
+                    synonymDoc(LogConfig.MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG))
+            .define(LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG, LONG, LogConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_DEFAULT,
+                    Range.atLeast(0), MEDIUM,
+                    synonymDoc(LogConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG))
             .define(PRODUCER_ID_EXPIRATION_MS_CONFIG, INT, PRODUCER_ID_EXPIRATION_MS_DEFAULT, Range.atLeast(1), LOW,
                     "How long a partition remembers an idempotent producer id after the timestamp of its last batch. "
                     + "A retry that arrives later is no longer recognised as a duplicate; this bounds the producer "
@@ -258,6 +266,8 @@ public final class StoreConfig extends AbstractConfig {
         topic.put(LogConfig.FILE_DELETE_DELAY_MS_CONFIG, getLong(LOG_SEGMENT_DELETE_DELAY_MS_CONFIG));
         topic.put(LogConfig.MAX_MESSAGE_BYTES_CONFIG, getInt(MESSAGE_MAX_BYTES_CONFIG));
         topic.put(LogConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, getString(LOG_MESSAGE_TIMESTAMP_TYPE_CONFIG));
+        topic.put(LogConfig.MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG, getLong(LOG_MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG));
+        topic.put(LogConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG, getLong(LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG));
         return LogConfig.fromMap(topic);
     }
 

@@ -135,7 +135,7 @@ public final class Log implements AutoCloseable {
         this.recoveryPoint = loaded.recoveryPoint();
         this.recoveredSegmentsOnLoad = loaded.recoveredSegments();
         this.epochCache = loaded.epochCache();
-        this.producerState = new ProducerStateManager(dir, topicPartition);
+        this.producerState = new ProducerStateManager(dir, topicPartition, time);
         this.highWatermarkCheckpointed = highWatermarkCheckpoint >= 0;
         this.highWatermark = clampHighWatermark(highWatermarkCheckpoint < 0 ? logEndOffset : highWatermarkCheckpoint);
     }

@@ -3,6 +3,7 @@ package io.tideline.store.producer;
 import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
 import io.tideline.common.errors.TidelineException;
+import io.tideline.common.time.Time;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,12 +39,15 @@ public final class ProducerStateManager {
 
     private final Path dir;
     private final TopicPartition topicPartition;
+    private final Time time;
     private final TreeMap<Long, ProducerStateEntry> producers = new TreeMap<>();
     private long mapEndOffset;
 
-    public ProducerStateManager(Path dir, TopicPartition topicPartition) {
+    /** @param time the broker's clock: each entry's expiry counts from its last write by it (docs/behaviours.md B151) */
+    public ProducerStateManager(Path dir, TopicPartition topicPartition, Time time) {
         this.dir = dir;
         this.topicPartition = topicPartition;
+        this.time = time;
     }
 
     public long mapEndOffset() {
@@ -142,22 +146,28 @@ public final class ProducerStateManager {
      * control batches leave the state as it is. No validation: a follower trusts its leader's order.
      */
     public void update(BatchHeader batch) {
+        update(batch, time.milliseconds());
+    }
+
+    private void update(BatchHeader batch, long appendTimeMs) {
         if (batch.hasProducerId() && !batch.controlBatch()) {
             producers.computeIfAbsent(batch.producerId(), id -> new ProducerStateEntry(id, batch.producerEpoch(),
                             batch.maxTimestamp()))
                     .addBatch(batch.producerEpoch(), new BatchMetadata(batch.baseSequence(), batch.lastSequence(),
-                            batch.baseOffset(), batch.lastOffset(), batch.maxTimestamp()));
+                            batch.baseOffset(), batch.lastOffset(), batch.maxTimestamp()), appendTimeMs);
         }
         mapEndOffset = Math.max(mapEndOffset, batch.lastOffset() + 1);
     }
 
     /**
-     * Forgets producer ids whose last batch's timestamp is {@code expirationMs} or more before {@code nowMs}
-     * (producer.id.expiration.ms, Kafka's rule); returns how many.
+     * Forgets producer ids whose last batch this replica wrote {@code expirationMs} or more before {@code nowMs}
+     * by its own clock (producer.id.expiration.ms); returns how many. Kafka counts from the batch's timestamp,
+     * which a client sets: the broker's clock keeps a batch dated in the future from pinning its entry, and one
+     * dated in the past from losing its retries' deduplication at once (docs/behaviours.md B151).
      */
     public int removeExpiredProducers(long nowMs, long expirationMs) {
         int before = producers.size();
-        producers.values().removeIf(e -> nowMs - e.lastTimestamp() >= expirationMs);
+        producers.values().removeIf(e -> nowMs - e.lastAppendTimeMs() >= expirationMs);
         return before - producers.size();
     }
 
@@ -199,9 +209,13 @@ public final class ProducerStateManager {
         }
         mapEndOffset = from;
         long replayFrom = from;
+        // Neither a snapshot nor a segment records when the batches were written; the batch timestamp stands in,
+        // capped at now so that a future-dated one cannot outlive the expiration counted from this reload.
+        long nowMs = time.milliseconds();
+        producers.values().forEach(e -> e.capAppendTime(nowMs));
         source.replayFrom(replayFrom, batch -> {
             if (batch.lastOffset() >= replayFrom) {
-                update(batch);
+                update(batch, Math.min(batch.maxTimestamp(), nowMs));
             }
         });
         mapEndOffset = logEndOffset;
