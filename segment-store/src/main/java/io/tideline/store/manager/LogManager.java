@@ -160,6 +160,7 @@ public final class LogManager implements AutoCloseable {
             Log opened = Log.open(partitionDir, logConfigFor(tp.topic()), time, scheduler, random, deleter,
                     startOffsets.getOrDefault(tp, 0L), recoveryPoints.getOrDefault(tp, 0L),
                     highWatermarks.getOrDefault(tp, -1L), dir.hadCleanShutdown);
+            opened.setMaxProducerIds(config.producerIdMaxEntriesPerPartition());
             addLog(tp, opened, dir);
         }
         dir.clearCleanShutdownMarker();
@@ -203,6 +204,7 @@ public final class LogManager implements AutoCloseable {
             try {
                 Log created = Log.open(dir.path.resolve(tp.directoryName()), logConfigFor(tp.topic()), time, scheduler,
                         random, deleter, 0L, 0L, -1L, true);
+                created.setMaxProducerIds(config.producerIdMaxEntriesPerPartition());
                 addLog(tp, created, dir);
                 return created;
             } catch (IOException e) {

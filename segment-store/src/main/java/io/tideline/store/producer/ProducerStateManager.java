@@ -37,11 +37,15 @@ public final class ProducerStateManager {
         void replayFrom(long from, java.util.function.Consumer<BatchHeader> visitor) throws IOException;
     }
 
+    /** producer.id.max.entries.per.partition's default (docs/behaviours.md B153). */
+    public static final int MAX_PRODUCER_IDS_DEFAULT = 100_000;
+
     private final Path dir;
     private final TopicPartition topicPartition;
     private final Time time;
     private final TreeMap<Long, ProducerStateEntry> producers = new TreeMap<>();
     private long mapEndOffset;
+    private int maxProducerIds = MAX_PRODUCER_IDS_DEFAULT;
 
     /** @param time the broker's clock: each entry's expiry counts from its last write by it (docs/behaviours.md B151) */
     public ProducerStateManager(Path dir, TopicPartition topicPartition, Time time) {
@@ -56,6 +60,14 @@ public final class ProducerStateManager {
 
     public int producerCount() {
         return producers.size();
+    }
+
+    /** producer.id.max.entries.per.partition: checked on the leader only, for producer ids it does not know. */
+    public void setMaxProducerIds(int maxProducerIds) {
+        if (maxProducerIds < 1) {
+            throw new IllegalArgumentException("producer.id.max.entries.per.partition must be at least 1: " + maxProducerIds);
+        }
+        this.maxProducerIds = maxProducerIds;
     }
 
     /** A copy of every producer's state, in producer id order. */
@@ -79,7 +91,9 @@ public final class ProducerStateManager {
      *                           or with a negative sequence), INVALID_TXN_STATE (a transactional batch: no
      *                           transactions are served), INVALID_PRODUCER_EPOCH (an epoch older than the
      *                           partition knows), OUT_OF_ORDER_SEQUENCE_NUMBER (a sequence that does not
-     *                           follow the producer's last one, or a new epoch not starting at 0)
+     *                           follow the producer's last one, or a new epoch not starting at 0),
+     *                           THROTTLING_QUOTA_EXCEEDED (a producer id the partition does not know while it
+     *                           knows producer.id.max.entries.per.partition ids already)
      */
     public ProducerAppendOutcome checkLeaderAppend(List<BatchHeader> batches) {
         for (BatchHeader batch : batches) {
@@ -109,6 +123,13 @@ public final class ProducerStateManager {
         }
         ProducerStateEntry entry = producers.get(batch.producerId());
         if (entry == null) {
+            // Any producer id is taken at face value, as Kafka does; what a client can exhaust is the memory for
+            // the ids, so their number is bounded, with a retriable push-back (docs/behaviours.md B153).
+            if (producers.size() >= maxProducerIds) {
+                throw new TidelineException(Errors.THROTTLING_QUOTA_EXCEEDED, topicPartition + " remembers "
+                        + producers.size() + " producer ids, producer.id.max.entries.per.partition; producer id "
+                        + batch.producerId() + " is new there and waits until one expires (producer.id.expiration.ms)");
+            }
             // Kafka accepts any sequence from a producer id it has no state for (KIP-360): the state may have
             // expired (producer.id.expiration.ms) or been deleted with its segments while the producer lived.
             return ProducerAppendOutcome.APPEND;
