@@ -75,8 +75,9 @@ public final class ReplicationConfig extends AbstractConfig {
                     + "whatever the request asks (one whole batch still goes when it alone is larger). "
                     + "Kafka's broker key and default.")
             .define(ISR_CHANGE_TIMEOUT_MS_CONFIG, LONG, 30_000L, Range.atLeast(1), LOW,
-                    "How long a leader waits for the controller to answer an ISR change before it treats "
-                    + "the change as refused and may propose again.");
+                    "How long a leader waits for the controller's verdict on an ISR change before it sends the "
+                    + "same change again. Until a verdict or newer metadata, the change stays pending: a replica "
+                    + "it adds still bounds the high watermark, and no other change is proposed.");
 
     private ReplicationConfig(Map<String, ?> props) {
         super(CONFIG, props);

@@ -248,7 +248,11 @@ public final class LeaderState {
         return maybeAdvanceHighWatermark();
     }
 
-    /** The controller refused the pending change (or it timed out): the committed ISR stays as it was. */
+    /**
+     * The controller said the pending change was not applied: the committed ISR stays as it was. Never for a
+     * change whose fate is unknown (no answer, a failed request): it may still be committed, so it stays in
+     * the maximal ISR until an answer or newer metadata (docs/behaviours.md B152).
+     */
     public void onIsrChangeFailed() {
         pendingIsrChange = null;
     }

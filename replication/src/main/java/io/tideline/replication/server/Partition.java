@@ -483,9 +483,22 @@ public final class Partition {
         }
     }
 
+    /** Whether {@code proposal}, made at {@code leaderEpoch}, is still this leader's pending ISR change. */
+    boolean isIsrChangePending(int leaderEpoch, IsrProposal proposal) {
+        lock.lock();
+        try {
+            return leaderState != null && leaderState.leaderEpoch() == leaderEpoch
+                    && leaderState.pendingIsrChange().filter(proposal::equals).isPresent();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /**
-     * The controller answered the proposal made at {@code leaderEpoch}. Ignored if leadership moved on
-     * since.
+     * The controller judged the proposal made at {@code leaderEpoch}. Ignored if leadership moved on since. A
+     * commit applies; INELIGIBLE_REPLICA (the controller evaluated it at the partition epoch it was made at
+     * and did not apply it) forgets it; any other refusal leaves it pending until newer metadata ends it, as
+     * it may have been committed by another send (docs/behaviours.md B152).
      *
      * @return whether the high watermark advanced
      */
@@ -502,8 +515,10 @@ public final class Partition {
                 }
                 return leaderState.onIsrChangeCommitted(result.isr(), result.partitionEpoch());
             }
-            if (leaderState.pendingIsrChange().filter(proposal::equals).isPresent()) {
+            if (result.error() == Errors.INELIGIBLE_REPLICA
+                    && leaderState.pendingIsrChange().filter(proposal::equals).isPresent()) {
                 leaderState.onIsrChangeFailed();
+                return leaderState.maybeAdvanceHighWatermark();
             }
             return false;
         } finally {

@@ -30,7 +30,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,7 +52,7 @@ public final class ReplicaManager implements AutoCloseable {
     private final LogManager logManager;
     private final Time time;
     private final Scheduler scheduler;
-    private final IsrChannel isrChannel;
+    private final IsrChangeSender isrChangeSender;
     private final FailedReplicaReporter failedReplicaReporter;
     private final Map<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
     private final DelayedOperations<TopicPartition> producePurgatory;
@@ -90,7 +89,8 @@ public final class ReplicaManager implements AutoCloseable {
         this.logManager = Objects.requireNonNull(logManager, "logManager");
         this.time = Objects.requireNonNull(time, "time");
         this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
-        this.isrChannel = Objects.requireNonNull(isrChannel, "isrChannel");
+        this.isrChangeSender = new IsrChangeSender(Objects.requireNonNull(isrChannel, "isrChannel"), scheduler,
+                config.isrChangeTimeoutMs(), stats, this::afterLeaderStateChange);
         this.failedReplicaReporter = Objects.requireNonNull(failedReplicaReporter, "failedReplicaReporter");
         this.producePurgatory = new DelayedOperations<>("produce", scheduler);
         this.deleteRecordsPurgatory = new DelayedOperations<>("delete-records", scheduler);
@@ -477,27 +477,7 @@ public final class ReplicaManager implements AutoCloseable {
     }
 
     private void sendIsrChange(Partition partition, int leaderEpoch, IsrProposal proposal) {
-        TopicPartition tp = partition.topicPartition();
-        String topicId = partition.metadata().map(LeaderAndIsr::topicId).orElse("");
-        log.info("Proposing ISR {} for {} at leader epoch {} ({})", proposal.newIsr(), tp, leaderEpoch, proposal.reason());
-        CompletableFuture<IsrChangeResult> answer;
-        try {
-            answer = isrChannel.alterPartition(tp, topicId, leaderEpoch, proposal);
-        } catch (RuntimeException e) {
-            answer = CompletableFuture.failedFuture(e);
-        }
-        answer.orTimeout(config.isrChangeTimeoutMs(), TimeUnit.MILLISECONDS).whenComplete((result, error) -> {
-            IsrChangeResult outcome = error != null ? IsrChangeResult.refused(Errors.REQUEST_TIMED_OUT) : result;
-            if (outcome.error() == Errors.NONE) {
-                stats.recordIsrChange(proposal);
-            } else {
-                stats.recordFailedIsrUpdate();
-                log.warn("ISR change {} for {} refused: {}", proposal.newIsr(), tp,
-                        error != null ? error.toString() : outcome.error());
-            }
-            boolean advanced = partition.onIsrChangeAnswered(leaderEpoch, proposal, outcome);
-            afterLeaderStateChange(tp, advanced);
-        });
+        isrChangeSender.send(partition, leaderEpoch, proposal);
     }
 
     /** After the ISR, the assignment or the high watermark changed: wake whoever waits on them. */

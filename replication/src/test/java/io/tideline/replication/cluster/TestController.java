@@ -117,7 +117,10 @@ final class TestController implements IsrChannel, AutoCloseable {
         });
     }
 
-    /** Every later AlterPartition is refused with INVALID_UPDATE_VERSION (a busy or stale controller). */
+    /**
+     * Every later AlterPartition is refused with INELIGIBLE_REPLICA: the controller evaluated it at the current
+     * partition epoch and did not apply it, so the leader forgets it (docs/behaviours.md B152).
+     */
     void refuseIsrChanges(boolean refuse) {
         this.refuseAll = refuse;
     }
@@ -177,7 +180,7 @@ final class TestController implements IsrChannel, AutoCloseable {
                 return IsrChangeResult.refused(Errors.UNKNOWN_TOPIC_OR_PARTITION);
             }
             if (refuseAll) {
-                return IsrChangeResult.refused(Errors.INVALID_UPDATE_VERSION);
+                return IsrChangeResult.refused(Errors.INELIGIBLE_REPLICA);
             }
             if (leaderEpoch != s.leaderEpoch()) {
                 return IsrChangeResult.refused(Errors.FENCED_LEADER_EPOCH);

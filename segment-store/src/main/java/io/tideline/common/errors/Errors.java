@@ -71,6 +71,7 @@ public enum Errors {
     INVALID_RECORD(87, false, "A record failed validation on the broker."),
     NO_REASSIGNMENT_IN_PROGRESS(85, false, "No partition reassignment is in progress."),
     GROUP_SUBSCRIBED_TO_TOPIC(86, false, "A member of the group is subscribed to the topic, so its offsets stay."),
+    THROTTLING_QUOTA_EXCEEDED(89, true, "The throttling quota has been exceeded."),
     PRODUCER_FENCED(90, false, "A newer producer with the same id has the partition."),
     INVALID_UPDATE_VERSION(95, false, "The partition epoch in the request does not match the current one."),
     UNKNOWN_TOPIC_ID(100, true, "This server does not host a topic with this id."),

@@ -56,6 +56,14 @@ public final class LogConfig {
     public static final String LOG_APPEND_TIME = "LogAppendTime";
     public static final String MESSAGE_TIMESTAMP_TYPE_DEFAULT = CREATE_TIME;
 
+    public static final String MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG = "message.timestamp.before.max.ms";
+    /** Kafka 4.x's default: any past timestamp is accepted. */
+    public static final long MESSAGE_TIMESTAMP_BEFORE_MAX_MS_DEFAULT = Long.MAX_VALUE;
+
+    public static final String MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG = "message.timestamp.after.max.ms";
+    /** Kafka 4.x's default: one hour ahead of the broker's clock. */
+    public static final long MESSAGE_TIMESTAMP_AFTER_MAX_MS_DEFAULT = 60 * 60 * 1000L;
+
     /** Kafka's minimum: the overhead of the smallest (v0) record, so a segment can hold at least one. */
     static final int SEGMENT_BYTES_MIN = 14;
     /** Kafka's minimum. */
@@ -103,7 +111,18 @@ public final class LogConfig {
                     ValidString.in(CREATE_TIME, LOG_APPEND_TIME), MEDIUM,
                     "Which timestamp records carry in the log: CreateTime keeps the producer's timestamp, "
                     + "LogAppendTime replaces it with the broker's clock at append. Time-based retention, "
-                    + "rolling and the time index use this timestamp.");
+                    + "rolling and the time index use this timestamp.")
+            .define(MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG, LONG, MESSAGE_TIMESTAMP_BEFORE_MAX_MS_DEFAULT,
+                    Range.atLeast(0), MEDIUM,
+                    "How far before the broker's clock a record's timestamp may be: with message.timestamp.type "
+                    + "CreateTime, a batch holding a record older than now minus this is refused with "
+                    + "INVALID_TIMESTAMP. Ignored with LogAppendTime.")
+            .define(MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG, LONG, MESSAGE_TIMESTAMP_AFTER_MAX_MS_DEFAULT,
+                    Range.atLeast(0), MEDIUM,
+                    "How far after the broker's clock a record's timestamp may be: with message.timestamp.type "
+                    + "CreateTime, a batch holding a record dated later than now plus this is refused with "
+                    + "INVALID_TIMESTAMP, so a producer's clock cannot date records (and hold back their "
+                    + "time-based retention) arbitrarily far ahead. Ignored with LogAppendTime.");
 
     /** Kafka's defaults for every key. */
     public static final LogConfig DEFAULT = fromMap(Map.of());
@@ -119,6 +138,8 @@ public final class LogConfig {
     private final long fileDeleteDelayMs;
     private final int maxMessageBytes;
     private final boolean logAppendTime;
+    private final long messageTimestampBeforeMaxMs;
+    private final long messageTimestampAfterMaxMs;
 
     private LogConfig(Map<String, Object> values) {
         this.values = values;
@@ -132,6 +153,8 @@ public final class LogConfig {
         this.fileDeleteDelayMs = (Long) values.get(FILE_DELETE_DELAY_MS_CONFIG);
         this.maxMessageBytes = (Integer) values.get(MAX_MESSAGE_BYTES_CONFIG);
         this.logAppendTime = LOG_APPEND_TIME.equals(values.get(MESSAGE_TIMESTAMP_TYPE_CONFIG));
+        this.messageTimestampBeforeMaxMs = (Long) values.get(MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG);
+        this.messageTimestampAfterMaxMs = (Long) values.get(MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG);
     }
 
     /**
@@ -211,6 +234,16 @@ public final class LogConfig {
     /** True when message.timestamp.type is LogAppendTime: the broker stamps batches at append. */
     public boolean logAppendTime() {
         return logAppendTime;
+    }
+
+    /** message.timestamp.before.max.ms; checked only with CreateTime (docs/behaviours.md B150). */
+    public long messageTimestampBeforeMaxMs() {
+        return messageTimestampBeforeMaxMs;
+    }
+
+    /** message.timestamp.after.max.ms; checked only with CreateTime (docs/behaviours.md B150). */
+    public long messageTimestampAfterMaxMs() {
+        return messageTimestampAfterMaxMs;
     }
 
     @Override

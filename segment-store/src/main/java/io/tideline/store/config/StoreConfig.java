@@ -11,6 +11,7 @@ import static io.tideline.common.config.ConfigDef.Type.STRING;
 import io.tideline.common.config.AbstractConfig;
 import io.tideline.common.config.ConfigDef;
 import io.tideline.common.config.ConfigException;
+import io.tideline.store.producer.ProducerStateManager;
 import io.tideline.common.config.Range;
 import io.tideline.common.config.ValidList;
 import io.tideline.common.config.ValidString;
@@ -63,11 +64,14 @@ public final class StoreConfig extends AbstractConfig {
     public static final String LOG_SEGMENT_DELETE_DELAY_MS_CONFIG = "log.segment.delete.delay.ms";
     public static final String MESSAGE_MAX_BYTES_CONFIG = "message.max.bytes";
     public static final String LOG_MESSAGE_TIMESTAMP_TYPE_CONFIG = "log.message.timestamp.type";
+    public static final String LOG_MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG = "log.message.timestamp.before.max.ms";
+    public static final String LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG = "log.message.timestamp.after.max.ms";
 
     public static final String PRODUCER_ID_EXPIRATION_MS_CONFIG = "producer.id.expiration.ms";
     public static final int PRODUCER_ID_EXPIRATION_MS_DEFAULT = 86_400_000;
     public static final String PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS_CONFIG = "producer.id.expiration.check.interval.ms";
     public static final int PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS_DEFAULT = 600_000;
+    public static final String PRODUCER_ID_MAX_ENTRIES_PER_PARTITION_CONFIG = "producer.id.max.entries.per.partition";
 
     private static final long MS_PER_MINUTE = 60_000L;
     private static final long MS_PER_HOUR = 3_600_000L;
@@ -127,14 +131,28 @@ public final class StoreConfig extends AbstractConfig {
             .define(LOG_MESSAGE_TIMESTAMP_TYPE_CONFIG, STRING, LogConfig.MESSAGE_TIMESTAMP_TYPE_DEFAULT,
                     ValidString.in(LogConfig.CREATE_TIME, LogConfig.LOG_APPEND_TIME), MEDIUM,
                     synonymDoc(LogConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG))
+            .define(LOG_MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG, LONG, LogConfig.MESSAGE_TIMESTAMP_BEFORE_MAX_MS_DEFAULT,
+                    Range.atLeast(0), MEDIUM,
+                    synonymDoc(LogConfig.MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG))
+            .define(LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG, LONG, LogConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_DEFAULT,
+                    Range.atLeast(0), MEDIUM,
+                    synonymDoc(LogConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG))
             .define(PRODUCER_ID_EXPIRATION_MS_CONFIG, INT, PRODUCER_ID_EXPIRATION_MS_DEFAULT, Range.atLeast(1), LOW,
-                    "How long a partition remembers an idempotent producer id after the timestamp of its last batch. "
+                    "How long a partition remembers an idempotent producer id after it last wrote a batch of it, by "
+                    + "the broker's clock (not the batch's timestamp, which the client sets). "
                     + "A retry that arrives later is no longer recognised as a duplicate; this bounds the producer "
                     + "state each partition keeps.")
             .define(PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS_CONFIG, INT, PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS_DEFAULT,
                     Range.atLeast(1), LOW,
                     "How often every partition forgets the producer ids past producer.id.expiration.ms; a producer "
-                    + "id can be remembered this much longer.");
+                    + "id can be remembered this much longer.")
+            .define(PRODUCER_ID_MAX_ENTRIES_PER_PARTITION_CONFIG, INT,
+                    ProducerStateManager.MAX_PRODUCER_IDS_DEFAULT, Range.atLeast(1), LOW,
+                    "Most idempotent producer ids a partition leader remembers (Tideline's bound; Kafka has none). "
+                    + "A batch from a producer id the partition does not know, when it knows this many already, "
+                    + "is refused with THROTTLING_QUOTA_EXCEEDED (retriable: the producer retries until its "
+                    + "delivery.timeout.ms) until producer.id.expiration.ms frees entries. Each entry takes "
+                    + "a few hundred bytes of heap.");
 
     private final List<Path> logDirs;
     private final long retentionCheckIntervalMs;
@@ -143,6 +161,7 @@ public final class StoreConfig extends AbstractConfig {
     private final LogConfig logConfigDefaults;
     private final int producerIdExpirationMs;
     private final int producerIdExpirationCheckIntervalMs;
+    private final int producerIdMaxEntriesPerPartition;
 
     private StoreConfig(Map<String, ?> props) {
         super(CONFIG, withLogDirFallback(props));
@@ -153,6 +172,7 @@ public final class StoreConfig extends AbstractConfig {
         this.logConfigDefaults = resolveLogConfigDefaults();
         this.producerIdExpirationMs = getInt(PRODUCER_ID_EXPIRATION_MS_CONFIG);
         this.producerIdExpirationCheckIntervalMs = getInt(PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS_CONFIG);
+        this.producerIdMaxEntriesPerPartition = getInt(PRODUCER_ID_MAX_ENTRIES_PER_PARTITION_CONFIG);
     }
 
     /**
@@ -187,6 +207,11 @@ public final class StoreConfig extends AbstractConfig {
     /** Interval of the log-start-offset checkpoint (log.flush.start.offset.checkpoint.interval.ms). */
     public long startOffsetCheckpointIntervalMs() {
         return startOffsetCheckpointIntervalMs;
+    }
+
+    /** producer.id.max.entries.per.partition (docs/behaviours.md B153). */
+    public int producerIdMaxEntriesPerPartition() {
+        return producerIdMaxEntriesPerPartition;
     }
 
     /** producer.id.expiration.ms. */
@@ -258,6 +283,8 @@ public final class StoreConfig extends AbstractConfig {
         topic.put(LogConfig.FILE_DELETE_DELAY_MS_CONFIG, getLong(LOG_SEGMENT_DELETE_DELAY_MS_CONFIG));
         topic.put(LogConfig.MAX_MESSAGE_BYTES_CONFIG, getInt(MESSAGE_MAX_BYTES_CONFIG));
         topic.put(LogConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, getString(LOG_MESSAGE_TIMESTAMP_TYPE_CONFIG));
+        topic.put(LogConfig.MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG, getLong(LOG_MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG));
+        topic.put(LogConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG, getLong(LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG));
         return LogConfig.fromMap(topic);
     }
 

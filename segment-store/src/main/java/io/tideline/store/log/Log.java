@@ -135,7 +135,7 @@ public final class Log implements AutoCloseable {
         this.recoveryPoint = loaded.recoveryPoint();
         this.recoveredSegmentsOnLoad = loaded.recoveredSegments();
         this.epochCache = loaded.epochCache();
-        this.producerState = new ProducerStateManager(dir, topicPartition);
+        this.producerState = new ProducerStateManager(dir, topicPartition, time);
         this.highWatermarkCheckpointed = highWatermarkCheckpoint >= 0;
         this.highWatermark = clampHighWatermark(highWatermarkCheckpoint < 0 ? logEndOffset : highWatermarkCheckpoint);
     }
@@ -605,9 +605,20 @@ public final class Log implements AutoCloseable {
         }
     }
 
+    /** producer.id.max.entries.per.partition for this log's leader appends (docs/behaviours.md B153). */
+    public void setMaxProducerIds(int maxProducerIds) {
+        lock.lock();
+        try {
+            producerState.setMaxProducerIds(maxProducerIds);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /**
-     * Forgets the producer ids idle for {@code expirationMs} or more (producer.id.expiration.ms), by the
-     * timestamp of their last batch as in Kafka; returns how many. A later batch of one starts afresh.
+     * Forgets the producer ids idle for {@code expirationMs} or more (producer.id.expiration.ms), counted from
+     * this replica's last write of each by its clock (docs/behaviours.md B151); returns how many. A later batch
+     * of one starts afresh.
      */
     public int removeExpiredProducers(long nowMs, long expirationMs) {
         lock.lock();

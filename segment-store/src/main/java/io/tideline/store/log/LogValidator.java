@@ -92,6 +92,9 @@ final class LogValidator {
             if (checks.firstViolation != null) {
                 throw checks.firstViolation;
             }
+            if (!config.logAppendTime()) {
+                checkTimestampBounds(checks.minTimestamp, checks.maxTimestamp, config, nowMs);
+            }
             long batchMax = checks.maxTimestamp;
             batch.setBaseOffset(nextOffset);
             batch.setPartitionLeaderEpoch(leaderEpoch);
@@ -120,6 +123,7 @@ final class LogValidator {
     static final class RecordChecks implements RecordBatch.RecordVisitor {
         private int index;
         private long maxTimestamp = RecordBatch.NO_TIMESTAMP;
+        private long minTimestamp = Long.MAX_VALUE;
         private TidelineException firstViolation;
 
         @Override
@@ -133,7 +137,35 @@ final class LogValidator {
                 }
             }
             maxTimestamp = Math.max(maxTimestamp, timestamp);
+            if (timestamp != RecordBatch.NO_TIMESTAMP) {
+                minTimestamp = Math.min(minTimestamp, timestamp);
+            }
             index++;
+        }
+    }
+
+    /**
+     * A CreateTime batch whose records' timestamps, records without one aside, span [{@code minTimestamp},
+     * {@code maxTimestamp}] must lie within [now - message.timestamp.before.max.ms, now +
+     * message.timestamp.after.max.ms] of the broker's clock (docs/behaviours.md B150); a batch with no
+     * timestamped record ({@code minTimestamp} Long.MAX_VALUE) passes.
+     */
+    static void checkTimestampBounds(long minTimestamp, long maxTimestamp, LogConfig config, long nowMs) {
+        if (minTimestamp == Long.MAX_VALUE) {
+            return;
+        }
+        long before = config.messageTimestampBeforeMaxMs();
+        long after = config.messageTimestampAfterMaxMs();
+        // Timestamps below -1 are refused before this, so nowMs - minTimestamp cannot overflow.
+        long outOfRange = nowMs - minTimestamp > before ? minTimestamp
+                : maxTimestamp - nowMs > after ? maxTimestamp : RecordBatch.NO_TIMESTAMP;
+        if (outOfRange != RecordBatch.NO_TIMESTAMP) {
+            long lowest = before >= nowMs ? 0 : nowMs - before;
+            long highest = after > Long.MAX_VALUE - nowMs ? Long.MAX_VALUE : nowMs + after;
+            throw new TidelineException(Errors.INVALID_TIMESTAMP, "Timestamp " + outOfRange
+                    + " of a record is out of range: with message.timestamp.type CreateTime it must be within ["
+                    + lowest + ", " + highest + "] (message.timestamp.before.max.ms " + before
+                    + ", message.timestamp.after.max.ms " + after + ")");
         }
     }
 

@@ -166,6 +166,7 @@ public final class LogManager implements AutoCloseable {
                     startOffsets.getOrDefault(tp, 0L), recoveryPoints.getOrDefault(tp, 0L),
                     highWatermarks.getOrDefault(tp, -1L), dir.hadCleanShutdown);
             topicIds.load(tp, partitionDir);
+            opened.setMaxProducerIds(config.producerIdMaxEntriesPerPartition());
             addLog(tp, opened, dir);
         }
         dir.clearCleanShutdownMarker();
@@ -233,6 +234,7 @@ public final class LogManager implements AutoCloseable {
                 topicIds.record(tp, partitionDir, topicId);
                 Log created = Log.open(partitionDir, logConfigFor(tp.topic()), time, scheduler,
                         random, deleter, 0L, 0L, -1L, true);
+                created.setMaxProducerIds(config.producerIdMaxEntriesPerPartition());
                 addLog(tp, created, dir);
                 return created;
             } catch (IOException e) {

@@ -121,8 +121,10 @@ public final class ProducerSnapshotFile {
                     throw new CorruptSnapshotException(file, "batch count " + batches + " of producer " + entry.producerId());
                 }
                 for (int b = 0; b < batches; b++) {
-                    entry.addBatch(entry.producerEpoch(), new BatchMetadata(buf.getInt(), buf.getInt(), buf.getLong(),
-                            buf.getLong(), buf.getLong()));
+                    BatchMetadata batch = new BatchMetadata(buf.getInt(), buf.getInt(), buf.getLong(), buf.getLong(),
+                            buf.getLong());
+                    // The snapshot holds no append time; the manager caps this stand-in at its reload time.
+                    entry.addBatch(entry.producerEpoch(), batch, batch.timestamp());
                 }
                 entries.add(entry);
             }

@@ -3,6 +3,7 @@ package io.tideline.store.producer;
 import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
 import io.tideline.common.errors.TidelineException;
+import io.tideline.common.time.Time;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,14 +37,21 @@ public final class ProducerStateManager {
         void replayFrom(long from, java.util.function.Consumer<BatchHeader> visitor) throws IOException;
     }
 
+    /** producer.id.max.entries.per.partition's default (docs/behaviours.md B153). */
+    public static final int MAX_PRODUCER_IDS_DEFAULT = 100_000;
+
     private final Path dir;
     private final TopicPartition topicPartition;
+    private final Time time;
     private final TreeMap<Long, ProducerStateEntry> producers = new TreeMap<>();
     private long mapEndOffset;
+    private int maxProducerIds = MAX_PRODUCER_IDS_DEFAULT;
 
-    public ProducerStateManager(Path dir, TopicPartition topicPartition) {
+    /** @param time the broker's clock: each entry's expiry counts from its last write by it (docs/behaviours.md B151) */
+    public ProducerStateManager(Path dir, TopicPartition topicPartition, Time time) {
         this.dir = dir;
         this.topicPartition = topicPartition;
+        this.time = time;
     }
 
     public long mapEndOffset() {
@@ -52,6 +60,14 @@ public final class ProducerStateManager {
 
     public int producerCount() {
         return producers.size();
+    }
+
+    /** producer.id.max.entries.per.partition: checked on the leader only, for producer ids it does not know. */
+    public void setMaxProducerIds(int maxProducerIds) {
+        if (maxProducerIds < 1) {
+            throw new IllegalArgumentException("producer.id.max.entries.per.partition must be at least 1: " + maxProducerIds);
+        }
+        this.maxProducerIds = maxProducerIds;
     }
 
     /** A copy of every producer's state, in producer id order. */
@@ -75,7 +91,9 @@ public final class ProducerStateManager {
      *                           or with a negative sequence), INVALID_TXN_STATE (a transactional batch: no
      *                           transactions are served), INVALID_PRODUCER_EPOCH (an epoch older than the
      *                           partition knows), OUT_OF_ORDER_SEQUENCE_NUMBER (a sequence that does not
-     *                           follow the producer's last one, or a new epoch not starting at 0)
+     *                           follow the producer's last one, or a new epoch not starting at 0),
+     *                           THROTTLING_QUOTA_EXCEEDED (a producer id the partition does not know while it
+     *                           knows producer.id.max.entries.per.partition ids already)
      */
     public ProducerAppendOutcome checkLeaderAppend(List<BatchHeader> batches) {
         for (BatchHeader batch : batches) {
@@ -105,6 +123,13 @@ public final class ProducerStateManager {
         }
         ProducerStateEntry entry = producers.get(batch.producerId());
         if (entry == null) {
+            // Any producer id is taken at face value, as Kafka does; what a client can exhaust is the memory for
+            // the ids, so their number is bounded, with a retriable push-back (docs/behaviours.md B153).
+            if (producers.size() >= maxProducerIds) {
+                throw new TidelineException(Errors.THROTTLING_QUOTA_EXCEEDED, topicPartition + " remembers "
+                        + producers.size() + " producer ids, producer.id.max.entries.per.partition; producer id "
+                        + batch.producerId() + " is new there and waits until one expires (producer.id.expiration.ms)");
+            }
             // Kafka accepts any sequence from a producer id it has no state for (KIP-360): the state may have
             // expired (producer.id.expiration.ms) or been deleted with its segments while the producer lived.
             return ProducerAppendOutcome.APPEND;
@@ -142,22 +167,28 @@ public final class ProducerStateManager {
      * control batches leave the state as it is. No validation: a follower trusts its leader's order.
      */
     public void update(BatchHeader batch) {
+        update(batch, time.milliseconds());
+    }
+
+    private void update(BatchHeader batch, long appendTimeMs) {
         if (batch.hasProducerId() && !batch.controlBatch()) {
             producers.computeIfAbsent(batch.producerId(), id -> new ProducerStateEntry(id, batch.producerEpoch(),
                             batch.maxTimestamp()))
                     .addBatch(batch.producerEpoch(), new BatchMetadata(batch.baseSequence(), batch.lastSequence(),
-                            batch.baseOffset(), batch.lastOffset(), batch.maxTimestamp()));
+                            batch.baseOffset(), batch.lastOffset(), batch.maxTimestamp()), appendTimeMs);
         }
         mapEndOffset = Math.max(mapEndOffset, batch.lastOffset() + 1);
     }
 
     /**
-     * Forgets producer ids whose last batch's timestamp is {@code expirationMs} or more before {@code nowMs}
-     * (producer.id.expiration.ms, Kafka's rule); returns how many.
+     * Forgets producer ids whose last batch this replica wrote {@code expirationMs} or more before {@code nowMs}
+     * by its own clock (producer.id.expiration.ms); returns how many. Kafka counts from the batch's timestamp,
+     * which a client sets: the broker's clock keeps a batch dated in the future from pinning its entry, and one
+     * dated in the past from losing its retries' deduplication at once (docs/behaviours.md B151).
      */
     public int removeExpiredProducers(long nowMs, long expirationMs) {
         int before = producers.size();
-        producers.values().removeIf(e -> nowMs - e.lastTimestamp() >= expirationMs);
+        producers.values().removeIf(e -> nowMs - e.lastAppendTimeMs() >= expirationMs);
         return before - producers.size();
     }
 
@@ -199,9 +230,13 @@ public final class ProducerStateManager {
         }
         mapEndOffset = from;
         long replayFrom = from;
+        // Neither a snapshot nor a segment records when the batches were written; the batch timestamp stands in,
+        // capped at now so that a future-dated one cannot outlive the expiration counted from this reload.
+        long nowMs = time.milliseconds();
+        producers.values().forEach(e -> e.capAppendTime(nowMs));
         source.replayFrom(replayFrom, batch -> {
             if (batch.lastOffset() >= replayFrom) {
-                update(batch);
+                update(batch, Math.min(batch.maxTimestamp(), nowMs));
             }
         });
         mapEndOffset = logEndOffset;

@@ -31,6 +31,8 @@ class LogConfigTest {
         assertEquals(1048588, c.maxMessageBytes());
         assertFalse(c.logAppendTime());
         assertEquals("CreateTime", c.values().get("message.timestamp.type"));
+        assertEquals(Long.MAX_VALUE, c.messageTimestampBeforeMaxMs(), "Kafka 4.x: any past timestamp");
+        assertEquals(3_600_000L, c.messageTimestampAfterMaxMs(), "Kafka 4.x: one hour ahead");
         assertEquals(LogConfig.DEFAULT, LogConfig.fromMap(Map.of()));
     }
 
@@ -46,7 +48,9 @@ class LogConfigTest {
                 TopicConfig.RETENTION_BYTES_CONFIG,
                 TopicConfig.FILE_DELETE_DELAY_MS_CONFIG,
                 TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
-                TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG), List.copyOf(LogConfig.configDef().names()));
+                TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG,
+                TopicConfig.MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG,
+                TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG), List.copyOf(LogConfig.configDef().names()));
         assertEquals(LogConfig.configDef().names(), LogConfig.DEFAULT.values().keySet());
     }
 

@@ -138,7 +138,9 @@ class StoreConfigTest {
                 "log.retention.bytes", "1000000",
                 "log.segment.delete.delay.ms", "10",
                 "message.max.bytes", "2000",
-                "log.message.timestamp.type", "LogAppendTime").logConfigDefaults();
+                "log.message.timestamp.type", "LogAppendTime",
+                "log.message.timestamp.before.max.ms", "5000",
+                "log.message.timestamp.after.max.ms", "6000").logConfigDefaults();
         assertEquals(4096, d.segmentBytes());
         assertEquals(8192, d.segmentIndexBytes());
         assertEquals(128, d.indexIntervalBytes());
@@ -146,6 +148,8 @@ class StoreConfigTest {
         assertEquals(10L, d.fileDeleteDelayMs());
         assertEquals(2000, d.maxMessageBytes());
         assertTrue(d.logAppendTime());
+        assertEquals(5000L, d.messageTimestampBeforeMaxMs());
+        assertEquals(6000L, d.messageTimestampAfterMaxMs());
     }
 
     @Test
@@ -155,6 +159,8 @@ class StoreConfigTest {
         refused("log.index.size.max.bytes", "3");
         refused("message.max.bytes", "-1");
         refused("log.message.timestamp.type", "Foo");
+        refused("log.message.timestamp.before.max.ms", "-1");
+        refused("log.message.timestamp.after.max.ms", "-1");
         refused("log.retention.bytes", "abc");
     }
 
