@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * beyond what the request was answered NONE for (B160-B162).
  *
  * <p>System properties: {@code fuzz.seed} (default: drawn from the clock and printed), {@code fuzz.from} (the
- * first step, for a rerun of one), {@code fuzz.requests} (default 2,500), {@code fuzz.answerWaitMs} (default
+ * first step, for a rerun of one), {@code fuzz.requests} (default 2,000), {@code fuzz.answerWaitMs} (default
  * 250), {@code fuzz.healthBoundMs} (default 5,000), {@code fuzz.knownIssues=send} (send the {@link KnownIssues}
  * too), {@code fuzz.keepGoing=true} (report every failure, not only the first, while the node stays healthy).
  */
@@ -42,7 +42,7 @@ class ListenerFuzzTest {
 
     @Test
     void noRequestStallsTheNodeOrChangesALogItWasNotAnsweredNoneFor() throws Exception {
-        ListenerFuzzer.Settings settings = FuzzNode.settings(2_500);
+        ListenerFuzzer.Settings settings = FuzzNode.settings(2_000);
         ListenerFuzzer.Tally tally;
         try (ListenerFuzzer fuzzer = new ListenerFuzzer(cluster, FuzzNode.FIXTURES)) {
             tally = fuzzer.run(settings);

@@ -369,6 +369,13 @@ final class ListenerFuzzer implements AutoCloseable {
         List<NewTopic> missing = fixtures.entrySet().stream().filter(e -> !present.contains(e.getKey()))
                 .map(e -> ApiTestSupport.newTopic(e.getKey(), e.getValue(), 1, Map.of())).toList();
         if (!missing.isEmpty()) {
+            // The old topic's logs go first: a log carries no topic id, so one of the old topic still on disk when
+            // the new one is created would read, to the oracle, as a log of the new topic disappearing.
+            Set<String> names = new HashSet<>();
+            missing.forEach(t -> names.add(t.getName()));
+            Awaitility.await("the deleted fixtures' logs are gone").atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(5)).until(() -> node.logManager().allLogs().stream()
+                            .noneMatch(l -> names.contains(l.topicPartition().topic())));
             createFixtures(node, missing);
             missing.forEach(t -> fixturesDeletedByAnswer.remove(t.getName()));
             tally.fixturesRecreated += missing.size();
