@@ -22,7 +22,11 @@ public final class ListenerFuzzMain {
         ListenerFuzzer.Tally tally;
         try (NodeTestCluster cluster = FuzzNode.start(dir);
              ListenerFuzzer fuzzer = new ListenerFuzzer(cluster, FuzzNode.FIXTURES)) {
+            // Stopped with SIGTERM before the end, the run still says how far it got and what it found.
+            Thread report = new Thread(() -> System.out.println("listener fuzzer stopped: " + fuzzer.current()));
+            Runtime.getRuntime().addShutdownHook(report);
             tally = fuzzer.run(FuzzNode.settings(100_000));
+            Runtime.getRuntime().removeShutdownHook(report);
         } finally {
             deleteRecursively(dir);
         }

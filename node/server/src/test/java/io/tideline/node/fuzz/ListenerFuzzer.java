@@ -115,8 +115,16 @@ final class ListenerFuzzer implements AutoCloseable {
         return new Random(z ^ (z >>> 31));
     }
 
+    /** The tally of the run in progress (or the last one), for a report when the run is stopped from outside. */
+    private volatile Tally current = new Tally();
+
+    Tally current() {
+        return current;
+    }
+
     Tally run(Settings s) throws Exception {
         Tally tally = new Tally();
+        current = tally;
         TidelineNode node = cluster.node(1);
         List<KafkaApi> served = new ArrayList<>(node.kafkaApis().orElseThrow().all().values());
         s.log().println("listener fuzzer: seed " + s.seed() + ", steps " + s.firstStep() + ".."
@@ -179,7 +187,7 @@ final class ListenerFuzzer implements AutoCloseable {
                 long tidyStart = System.nanoTime();
                 tidyTopics(node, tally);
                 tally.tidyMs += (System.nanoTime() - tidyStart) / 1_000_000;
-                if ((step - s.firstStep() + 1) % 1_000 == 0) {
+                if ((step - s.firstStep() + 1) % 500 == 0) {
                     s.log().printf("listener fuzzer: %d steps in %d s: %s%n", step - s.firstStep() + 1,
                             TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started), tally);
                 }
