@@ -51,8 +51,7 @@ final class ReassignmentsApi {
             ReassignPartition p = items.get(i);
             String problem = problem(p, twice);
             if (problem != null) {
-                Errors error = twice.contains(new TopicPartition(p.getTopic(), p.getPartition()))
-                        ? Errors.INVALID_REQUEST : Errors.INVALID_REPLICA_ASSIGNMENT;
+                Errors error = listedTwice(p, twice) ? Errors.INVALID_REQUEST : Errors.INVALID_REPLICA_ASSIGNMENT;
                 results[i] = result(p, error, problem);
                 continue;
             }
@@ -73,8 +72,13 @@ final class ReassignmentsApi {
         });
     }
 
+    /** A negative partition is never in {@code twice} (RequestChecks.listedTwice), and is no TopicPartition. */
+    private static boolean listedTwice(ReassignPartition p, Set<TopicPartition> twice) {
+        return p.getPartition() >= 0 && twice.contains(new TopicPartition(p.getTopic(), p.getPartition()));
+    }
+
     private static String problem(ReassignPartition p, Set<TopicPartition> twice) {
-        if (twice.contains(new TopicPartition(p.getTopic(), p.getPartition()))) {
+        if (listedTwice(p, twice)) {
             return p.getTopic() + "-" + p.getPartition() + " is listed twice in the request";
         }
         if (p.getCancel() && p.getReplicasCount() > 0) {
@@ -112,17 +116,24 @@ final class ReassignmentsApi {
         return AlterPartitionReassignmentsResponse.newBuilder().addAllResults(List.of(results)).build();
     }
 
+    /**
+     * A partition as a request names it: any number, since a partition that cannot exist (a negative one) is
+     * simply one that no reassignment moves, left out of the answer like any other (B163).
+     */
+    private record Named(String topic, int partition) {
+    }
+
     ListPartitionReassignmentsResponse list(ListPartitionReassignmentsRequest request) {
-        Set<TopicPartition> wanted = new HashSet<>();
+        Set<Named> wanted = new HashSet<>();
         for (ListReassignmentsPartition p : request.getPartitionsList()) {
-            wanted.add(new TopicPartition(p.getTopic(), p.getPartition()));
+            wanted.add(new Named(p.getTopic(), p.getPartition()));
         }
         ListPartitionReassignmentsResponse.Builder b = ListPartitionReassignmentsResponse.newBuilder();
         // The image's maps are sorted: topics by name, partitions by number.
         for (TopicImage t : image.get().topics().values()) {
             for (PartitionRecord p : t.partitions().values()) {
                 boolean inProgress = p.getAddingReplicasCount() > 0 || p.getRemovingReplicasCount() > 0;
-                if (!inProgress || (!wanted.isEmpty() && !wanted.contains(new TopicPartition(t.name(), p.getPartition())))) {
+                if (!inProgress || (!wanted.isEmpty() && !wanted.contains(new Named(t.name(), p.getPartition())))) {
                     continue;
                 }
                 b.addReassignments(OngoingPartitionReassignment.newBuilder().setTopic(t.name())

@@ -408,6 +408,33 @@ class KafkaAdminApisTest {
         assertEquals(List.of(2), cluster.node(3).image().topic("kc-move").orElseThrow().partition(0).getReplicasList());
     }
 
+    @Test
+    void aNegativePartitionInAReassignmentRequestGetsATypedAnswerNotAServerError() throws Exception {
+        createTopic("kc-negative", 1, 3);
+        // Listing one: no reassignment moves it, so the answer lists nothing (B163).
+        ListPartitionReassignmentsResponseData listed = call(1, ApiKeys.LIST_PARTITION_REASSIGNMENTS, (short) 0,
+                new ListPartitionReassignmentsRequestData().setTopics(List.of(
+                        new ListPartitionReassignmentsRequestData.ListPartitionReassignmentsTopics()
+                                .setName("kc-negative").setPartitionIndexes(List.of(-1, Integer.MIN_VALUE, 0)))));
+        assertEquals(Errors.NONE.code(), listed.errorCode());
+        assertEquals(List.of(), listed.topics());
+        io.tideline.proto.admin.ListPartitionReassignmentsResponse grpcListed = cluster.admin(1)
+                .listPartitionReassignments(io.tideline.proto.admin.ListPartitionReassignmentsRequest.newBuilder()
+                        .addPartitions(io.tideline.proto.admin.ListReassignmentsPartition.newBuilder()
+                                .setTopic("kc-negative").setPartition(-1)).build());
+        assertEquals(0, grpcListed.getReassignmentsCount());
+
+        // Moving one, with replicas or with none: the partition's own typed error, and nothing moves.
+        for (List<Integer> replicas : List.of(List.of(2), List.<Integer>of())) {
+            AlterPartitionReassignmentsResponseData moved = call(1, ApiKeys.ALTER_PARTITION_REASSIGNMENTS,
+                    (short) 0, reassign("kc-negative", -1, replicas));
+            short code = moved.responses().get(0).partitions().get(0).errorCode();
+            assertTrue(code != Errors.NONE.code() && code != Errors.UNKNOWN_SERVER_ERROR.code(),
+                    replicas + ": " + moved);
+        }
+        assertEquals(3, cluster.node(1).image().topic("kc-negative").orElseThrow().partition(0).getReplicasCount());
+    }
+
     private static AlterPartitionReassignmentsRequestData reassign(String topic, int partition, List<Integer> replicas) {
         return new AlterPartitionReassignmentsRequestData().setTopics(List.of(new ReassignableTopic().setName(topic)
                 .setPartitions(List.of(new ReassignablePartition().setPartitionIndex(partition).setReplicas(replicas)))));
