@@ -56,6 +56,14 @@ public final class LogConfig {
     public static final String LOG_APPEND_TIME = "LogAppendTime";
     public static final String MESSAGE_TIMESTAMP_TYPE_DEFAULT = CREATE_TIME;
 
+    public static final String FLUSH_MESSAGES_CONFIG = "flush.messages";
+    /** Kafka's default: no fsync counted in messages; durability comes from replication (docs/storage.md). */
+    public static final long FLUSH_MESSAGES_DEFAULT = Long.MAX_VALUE;
+
+    public static final String FLUSH_MS_CONFIG = "flush.ms";
+    /** Kafka's default: no fsync by age. */
+    public static final long FLUSH_MS_DEFAULT = Long.MAX_VALUE;
+
     /** Kafka's minimum: the overhead of the smallest (v0) record, so a segment can hold at least one. */
     static final int SEGMENT_BYTES_MIN = 14;
     /** Kafka's minimum. */
@@ -103,7 +111,17 @@ public final class LogConfig {
                     ValidString.in(CREATE_TIME, LOG_APPEND_TIME), MEDIUM,
                     "Which timestamp records carry in the log: CreateTime keeps the producer's timestamp, "
                     + "LogAppendTime replaces it with the broker's clock at append. Time-based retention, "
-                    + "rolling and the time index use this timestamp.");
+                    + "rolling and the time index use this timestamp.")
+            .define(FLUSH_MESSAGES_CONFIG, LONG, FLUSH_MESSAGES_DEFAULT, Range.atLeast(1), MEDIUM,
+                    "Messages appended to a partition's log after which the append that reaches the count "
+                    + "fsyncs the log before it returns: 1 fsyncs every append. The default never fsyncs by "
+                    + "count and leaves durability to replication; see docs/storage.md, Durability, for what "
+                    + "each setting keeps when every replica loses power at once, and its cost.")
+            .define(FLUSH_MS_CONFIG, LONG, FLUSH_MS_DEFAULT, Range.atLeast(0), MEDIUM,
+                    "Longest time a partition's appended messages stay unsynced: the log flusher, which runs every "
+                    + "log.flush.scheduler.interval.ms, fsyncs each log whose last fsync is at least this old. "
+                    + "Has no effect while log.flush.scheduler.interval.ms keeps its default (the flusher never "
+                    + "runs).");
 
     /** Kafka's defaults for every key. */
     public static final LogConfig DEFAULT = fromMap(Map.of());
@@ -119,6 +137,8 @@ public final class LogConfig {
     private final long fileDeleteDelayMs;
     private final int maxMessageBytes;
     private final boolean logAppendTime;
+    private final long flushMessages;
+    private final long flushMs;
 
     private LogConfig(Map<String, Object> values) {
         this.values = values;
@@ -132,6 +152,8 @@ public final class LogConfig {
         this.fileDeleteDelayMs = (Long) values.get(FILE_DELETE_DELAY_MS_CONFIG);
         this.maxMessageBytes = (Integer) values.get(MAX_MESSAGE_BYTES_CONFIG);
         this.logAppendTime = LOG_APPEND_TIME.equals(values.get(MESSAGE_TIMESTAMP_TYPE_CONFIG));
+        this.flushMessages = (Long) values.get(FLUSH_MESSAGES_CONFIG);
+        this.flushMs = (Long) values.get(FLUSH_MS_CONFIG);
     }
 
     /**
@@ -211,6 +233,16 @@ public final class LogConfig {
     /** True when message.timestamp.type is LogAppendTime: the broker stamps batches at append. */
     public boolean logAppendTime() {
         return logAppendTime;
+    }
+
+    /** flush.messages: unflushed messages at which an append fsyncs the log (B170). */
+    public long flushMessages() {
+        return flushMessages;
+    }
+
+    /** flush.ms: age of the last fsync at which the log flusher fsyncs the log (B171). */
+    public long flushMs() {
+        return flushMs;
     }
 
     @Override
