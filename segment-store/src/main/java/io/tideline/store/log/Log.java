@@ -1026,8 +1026,10 @@ public final class Log implements AutoCloseable {
      * </ul>
      */
     void flushUptoOffsetExclusive(long offset, long truncationsAtRoll) {
-        if (closed || offset <= recoveryPoint) {
-            return; // closed (close() flushed everything), or a later flush already covered it
+        if (closed || offset <= recoveryPoint || asyncFlushFailure != null) {
+            // Closed (close() flushed everything), or a later flush already covered it, or an fsync failed:
+            // after that a later fsync can succeed without the lost pages, so the recovery point stays.
+            return;
         }
         try {
             flushSegments(recoveryPoint, offset);

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 /**
@@ -28,12 +29,15 @@ import java.util.stream.Stream;
  * snapshots, the leader-epoch checkpoint and transaction indexes keep whatever was written, since the store
  * writes each of them whole with an fsync before it relies on it; a file renamed after its last fsync
  * (a segment deleted by retention) keeps its new name and contents. A write racing an fsync may be counted
- * as synced; the tests that use this layer append from one thread.
+ * as synced; the tests that use this layer append from one thread. {@link #failFsyncs} makes fsyncs fail
+ * as a dying disk's do.
  *
  * <p>Thread-safe.
  */
 public final class PowerLossFileLayer implements FileLayer {
     private final Map<Path, byte[]> synced = new ConcurrentHashMap<>();
+    private final AtomicLong segmentFsyncs = new AtomicLong();
+    private volatile boolean failFsyncs;
 
     @Override
     public FileChannel openSegmentFile(Path file) throws IOException {
@@ -56,6 +60,16 @@ public final class PowerLossFileLayer implements FileLayer {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** From now on every {@code .log} fsync fails with an IOException (EIO) and records nothing, or again succeeds. */
+    public void failFsyncs(boolean fail) {
+        this.failFsyncs = fail;
+    }
+
+    /** {@code .log} fsyncs that completed. */
+    public long segmentFsyncs() {
+        return segmentFsyncs.get();
     }
 
     /** Bytes of {@code file} as of its last fsync, or null when it was never fsynced. */
@@ -118,7 +132,11 @@ public final class PowerLossFileLayer implements FileLayer {
 
         @Override
         public void force(boolean metaData) throws IOException {
+            if (failFsyncs) {
+                throw new IOException("Input/output error (simulated fsync failure of " + file + ")");
+            }
             delegate.force(metaData);
+            segmentFsyncs.incrementAndGet();
             long size = delegate.size();
             ByteBuffer contents = ByteBuffer.allocate((int) size);
             while (contents.hasRemaining() && delegate.read(contents, contents.position()) >= 0) {
