@@ -118,10 +118,9 @@ public final class LogConfig {
                     + "count and leaves durability to replication; see docs/storage.md, Durability, for what "
                     + "each setting keeps when every replica loses power at once, and its cost.")
             .define(FLUSH_MS_CONFIG, LONG, FLUSH_MS_DEFAULT, Range.atLeast(0), MEDIUM,
-                    "Longest time a partition's appended messages stay unsynced: the log flusher, which runs every "
-                    + "log.flush.scheduler.interval.ms, fsyncs each log whose last fsync is at least this old. "
-                    + "Has no effect while log.flush.scheduler.interval.ms keeps its default (the flusher never "
-                    + "runs).");
+                    "Age of a partition log's last fsync at which the log flusher fsyncs it; the flusher runs "
+                    + "every log.flush.scheduler.interval.ms, so records can stay unsynced for up to the sum. Has no "
+                    + "effect while log.flush.scheduler.interval.ms keeps its default (the flusher never runs).");
 
     /** Kafka's defaults for every key. */
     public static final LogConfig DEFAULT = fromMap(Map.of());

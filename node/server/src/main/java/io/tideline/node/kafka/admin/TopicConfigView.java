@@ -35,6 +35,8 @@ final class TopicConfigView {
             Map.entry(LogConfig.FILE_DELETE_DELAY_MS_CONFIG, StoreConfig.LOG_SEGMENT_DELETE_DELAY_MS_CONFIG),
             Map.entry(LogConfig.MAX_MESSAGE_BYTES_CONFIG, StoreConfig.MESSAGE_MAX_BYTES_CONFIG),
             Map.entry(LogConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, StoreConfig.LOG_MESSAGE_TIMESTAMP_TYPE_CONFIG),
+            Map.entry(LogConfig.FLUSH_MESSAGES_CONFIG, StoreConfig.LOG_FLUSH_INTERVAL_MESSAGES_CONFIG),
+            Map.entry(LogConfig.FLUSH_MS_CONFIG, StoreConfig.LOG_FLUSH_INTERVAL_MS_CONFIG),
             Map.entry(TopicConfigs.MIN_IN_SYNC_REPLICAS_CONFIG, TopicConfigs.MIN_IN_SYNC_REPLICAS_CONFIG),
             Map.entry(TopicConfigs.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG, TopicConfigs.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG),
             Map.entry(TopicConfigs.REPLICA_FETCH_OUT_OF_RANGE_POLICY_CONFIG,
