@@ -1014,9 +1014,9 @@ public final class Log implements AutoCloseable {
      *       validates batch by batch from the segment holding it, the closed segment included.</li>
      *   <li>Everything below {@code offset} lies in closed segments, which take no more appends, or, when an
      *       append or the log flusher calls this (B170, B171), below the log end it read under the lock, so
-     *       every byte below it was written before the fsync starts. Only a truncation can change them, and a truncation since the roll (counted in
-     *       {@link #truncations}) voids this flush: it keeps the recovery point where the truncation put
-     *       it.</li>
+     *       every byte below it was written before the fsync starts. Only a truncation can change them,
+     *       and a truncation since the roll (counted in {@link #truncations}) voids this flush: it keeps
+     *       the recovery point where the truncation put it.</li>
      *   <li>A segment deleted meanwhile (retention, DeleteRecords, truncation) is skipped or flushed
      *       harmlessly: its offsets are below the new log start offset or gone, and its files were
      *       renamed with a directory fsync or unlinked. A log closed meanwhile flushed itself in
