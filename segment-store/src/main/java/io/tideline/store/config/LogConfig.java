@@ -63,6 +63,13 @@ public final class LogConfig {
     public static final String MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG = "message.timestamp.after.max.ms";
     /** Kafka 4.x's default: one hour ahead of the broker's clock. */
     public static final long MESSAGE_TIMESTAMP_AFTER_MAX_MS_DEFAULT = 60 * 60 * 1000L;
+    public static final String FLUSH_MESSAGES_CONFIG = "flush.messages";
+    /** Kafka's default: no fsync counted in messages; durability comes from replication (docs/storage.md). */
+    public static final long FLUSH_MESSAGES_DEFAULT = Long.MAX_VALUE;
+
+    public static final String FLUSH_MS_CONFIG = "flush.ms";
+    /** Kafka's default: no fsync by age. */
+    public static final long FLUSH_MS_DEFAULT = Long.MAX_VALUE;
 
     /** Kafka's minimum: the overhead of the smallest (v0) record, so a segment can hold at least one. */
     static final int SEGMENT_BYTES_MIN = 14;
@@ -122,7 +129,16 @@ public final class LogConfig {
                     "How far after the broker's clock a record's timestamp may be: with message.timestamp.type "
                     + "CreateTime, a batch holding a record dated later than now plus this is refused with "
                     + "INVALID_TIMESTAMP, so a producer's clock cannot date records (and hold back their "
-                    + "time-based retention) arbitrarily far ahead. Ignored with LogAppendTime.");
+                    + "time-based retention) arbitrarily far ahead. Ignored with LogAppendTime.")
+            .define(FLUSH_MESSAGES_CONFIG, LONG, FLUSH_MESSAGES_DEFAULT, Range.atLeast(1), MEDIUM,
+                    "Messages appended to a partition's log after which the append that reaches the count "
+                    + "fsyncs the log before it returns: 1 fsyncs every append. The default never fsyncs by "
+                    + "count and leaves durability to replication; see docs/storage.md, Durability, for what "
+                    + "each setting keeps when every replica loses power at once, and its cost.")
+            .define(FLUSH_MS_CONFIG, LONG, FLUSH_MS_DEFAULT, Range.atLeast(0), MEDIUM,
+                    "Age of a partition log's last fsync at which the log flusher fsyncs it; the flusher runs "
+                    + "every log.flush.scheduler.interval.ms, so records can stay unsynced for up to the sum. Has no "
+                    + "effect while log.flush.scheduler.interval.ms keeps its default (the flusher never runs).");
 
     /** Kafka's defaults for every key. */
     public static final LogConfig DEFAULT = fromMap(Map.of());
@@ -140,6 +156,8 @@ public final class LogConfig {
     private final boolean logAppendTime;
     private final long messageTimestampBeforeMaxMs;
     private final long messageTimestampAfterMaxMs;
+    private final long flushMessages;
+    private final long flushMs;
 
     private LogConfig(Map<String, Object> values) {
         this.values = values;
@@ -155,6 +173,8 @@ public final class LogConfig {
         this.logAppendTime = LOG_APPEND_TIME.equals(values.get(MESSAGE_TIMESTAMP_TYPE_CONFIG));
         this.messageTimestampBeforeMaxMs = (Long) values.get(MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG);
         this.messageTimestampAfterMaxMs = (Long) values.get(MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG);
+        this.flushMessages = (Long) values.get(FLUSH_MESSAGES_CONFIG);
+        this.flushMs = (Long) values.get(FLUSH_MS_CONFIG);
     }
 
     /**
@@ -244,6 +264,16 @@ public final class LogConfig {
     /** message.timestamp.after.max.ms; checked only with CreateTime (docs/behaviours.md B150). */
     public long messageTimestampAfterMaxMs() {
         return messageTimestampAfterMaxMs;
+    }
+
+    /** flush.messages: unflushed messages at which an append fsyncs the log (B170). */
+    public long flushMessages() {
+        return flushMessages;
+    }
+
+    /** flush.ms: age of the last fsync at which the log flusher fsyncs the log (B171). */
+    public long flushMs() {
+        return flushMs;
     }
 
     @Override

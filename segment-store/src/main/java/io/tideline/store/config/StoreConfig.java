@@ -66,6 +66,12 @@ public final class StoreConfig extends AbstractConfig {
     public static final String LOG_MESSAGE_TIMESTAMP_TYPE_CONFIG = "log.message.timestamp.type";
     public static final String LOG_MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG = "log.message.timestamp.before.max.ms";
     public static final String LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG = "log.message.timestamp.after.max.ms";
+    public static final String LOG_FLUSH_INTERVAL_MESSAGES_CONFIG = "log.flush.interval.messages";
+    public static final String LOG_FLUSH_INTERVAL_MS_CONFIG = "log.flush.interval.ms";
+
+    public static final String LOG_FLUSH_SCHEDULER_INTERVAL_MS_CONFIG = "log.flush.scheduler.interval.ms";
+    /** Kafka's default: the log flusher never runs, so flush.ms has no effect until this is set. */
+    public static final long LOG_FLUSH_SCHEDULER_INTERVAL_MS_DEFAULT = Long.MAX_VALUE;
 
     public static final String PRODUCER_ID_EXPIRATION_MS_CONFIG = "producer.id.expiration.ms";
     public static final int PRODUCER_ID_EXPIRATION_MS_DEFAULT = 86_400_000;
@@ -137,6 +143,14 @@ public final class StoreConfig extends AbstractConfig {
             .define(LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG, LONG, LogConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_DEFAULT,
                     Range.atLeast(0), MEDIUM,
                     synonymDoc(LogConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG))
+            .define(LOG_FLUSH_INTERVAL_MESSAGES_CONFIG, LONG, LogConfig.FLUSH_MESSAGES_DEFAULT, Range.atLeast(1), HIGH,
+                    synonymDoc(LogConfig.FLUSH_MESSAGES_CONFIG))
+            .define(LOG_FLUSH_INTERVAL_MS_CONFIG, LONG, null, Range.atLeast(0), HIGH,
+                    synonymDoc(LogConfig.FLUSH_MS_CONFIG) + " When not set, log.flush.scheduler.interval.ms is used.")
+            .define(LOG_FLUSH_SCHEDULER_INTERVAL_MS_CONFIG, LONG, LOG_FLUSH_SCHEDULER_INTERVAL_MS_DEFAULT,
+                    Range.atLeast(1), HIGH,
+                    "How often the log flusher checks every log against its flush.ms and fsyncs those whose last "
+                    + "fsync is at least that old. The default never runs it.")
             .define(PRODUCER_ID_EXPIRATION_MS_CONFIG, INT, PRODUCER_ID_EXPIRATION_MS_DEFAULT, Range.atLeast(1), LOW,
                     "How long a partition remembers an idempotent producer id after it last wrote a batch of it, by "
                     + "the broker's clock (not the batch's timestamp, which the client sets). "
@@ -162,6 +176,7 @@ public final class StoreConfig extends AbstractConfig {
     private final int producerIdExpirationMs;
     private final int producerIdExpirationCheckIntervalMs;
     private final int producerIdMaxEntriesPerPartition;
+    private final long flushSchedulerIntervalMs;
 
     private StoreConfig(Map<String, ?> props) {
         super(CONFIG, withLogDirFallback(props));
@@ -173,6 +188,7 @@ public final class StoreConfig extends AbstractConfig {
         this.producerIdExpirationMs = getInt(PRODUCER_ID_EXPIRATION_MS_CONFIG);
         this.producerIdExpirationCheckIntervalMs = getInt(PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS_CONFIG);
         this.producerIdMaxEntriesPerPartition = getInt(PRODUCER_ID_MAX_ENTRIES_PER_PARTITION_CONFIG);
+        this.flushSchedulerIntervalMs = getLong(LOG_FLUSH_SCHEDULER_INTERVAL_MS_CONFIG);
     }
 
     /**
@@ -222,6 +238,11 @@ public final class StoreConfig extends AbstractConfig {
     /** producer.id.expiration.check.interval.ms. */
     public int producerIdExpirationCheckIntervalMs() {
         return producerIdExpirationCheckIntervalMs;
+    }
+
+    /** Period of the log flusher (log.flush.scheduler.interval.ms); Long.MAX_VALUE: it never runs (B171). */
+    public long flushSchedulerIntervalMs() {
+        return flushSchedulerIntervalMs;
     }
 
     /** The broker-wide defaults as a LogConfig; a topic's config is this {@link LogConfig#withOverrides}. */
@@ -285,6 +306,10 @@ public final class StoreConfig extends AbstractConfig {
         topic.put(LogConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, getString(LOG_MESSAGE_TIMESTAMP_TYPE_CONFIG));
         topic.put(LogConfig.MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG, getLong(LOG_MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG));
         topic.put(LogConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG, getLong(LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG));
+        topic.put(LogConfig.FLUSH_MESSAGES_CONFIG, getLong(LOG_FLUSH_INTERVAL_MESSAGES_CONFIG));
+        Long flushMs = getLong(LOG_FLUSH_INTERVAL_MS_CONFIG);
+        // Kafka's fallback: without log.flush.interval.ms, logs are flushed at the flusher's own period.
+        topic.put(LogConfig.FLUSH_MS_CONFIG, flushMs != null ? flushMs : getLong(LOG_FLUSH_SCHEDULER_INTERVAL_MS_CONFIG));
         return LogConfig.fromMap(topic);
     }
 

@@ -21,6 +21,7 @@ import io.tideline.store.retention.DeletionReason;
 import io.tideline.store.retention.RetentionPlan;
 import io.tideline.store.retention.SegmentDeleter;
 import io.tideline.store.segment.FileBatch;
+import io.tideline.store.segment.FileLayer;
 import io.tideline.store.segment.LogFileNames;
 import io.tideline.store.segment.LogSegment;
 import io.tideline.store.segment.LogSegment.RollParams;
@@ -62,7 +63,8 @@ import org.slf4j.LoggerFactory;
  * after an unclean stop the loader validates batch by batch from the segment holding it. It moves
  * only after an fsync of everything below it completed: in {@link #flush()}, and in the flush a
  * roll schedules on the {@link Scheduler} (Kafka's "flush-log" task) instead of fsyncing on the
- * append path. See {@link #flushUptoOffsetExclusive}.
+ * append path. See {@link #flushUptoOffsetExclusive}. flush.messages and flush.ms add fsyncs to the log
+ * end, after an append and from the log flusher (docs/behaviours.md B170-B172).
  */
 public final class Log implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Log.class);
@@ -73,6 +75,7 @@ public final class Log implements AutoCloseable {
     private final Scheduler scheduler;
     private final Random random;
     private final SegmentDeleter deleter;
+    private final FileLayer files;
     private final ReentrantLock lock = new ReentrantLock();
     private final ConcurrentNavigableMap<Long, LogSegment> segments = new ConcurrentSkipListMap<>();
     private final int recoveredSegmentsOnLoad;
@@ -95,6 +98,8 @@ public final class Log implements AutoCloseable {
     private volatile EndPosition endPosition;
     private volatile long highWatermark;
     private volatile long recoveryPoint;
+    /** When an fsync last moved the recovery point (or the log was opened): what flush.ms measures (B171). */
+    private volatile long lastFlushTimeMs;
     /** True until a replication layer takes the high watermark over: a lone replica's HW is its end. */
     private volatile boolean highWatermarkFollowsLogEnd = true;
     /**
@@ -119,7 +124,7 @@ public final class Log implements AutoCloseable {
     private volatile IOException asyncFlushFailure;
 
     private Log(Path dir, TopicPartition topicPartition, LogConfig config, Time time, Scheduler scheduler, Random random,
-                SegmentDeleter deleter, LogLoader.LoadedLog loaded, long highWatermarkCheckpoint) {
+                SegmentDeleter deleter, FileLayer files, LogLoader.LoadedLog loaded, long highWatermarkCheckpoint) {
         this.dir = dir;
         this.topicPartition = topicPartition;
         this.config = config;
@@ -127,12 +132,14 @@ public final class Log implements AutoCloseable {
         this.scheduler = scheduler;
         this.random = random;
         this.deleter = deleter;
+        this.files = files;
         this.segments.putAll(loaded.segments());
         this.logStartOffset = loaded.logStartOffset();
         this.logEndOffset = loaded.logEndOffset();
         LogSegment active = loaded.segments().lastEntry().getValue();
         this.endPosition = new EndPosition(logEndOffset, active.baseOffset(), active.size());
         this.recoveryPoint = loaded.recoveryPoint();
+        this.lastFlushTimeMs = time.milliseconds();
         this.recoveredSegmentsOnLoad = loaded.recoveredSegments();
         this.epochCache = loaded.epochCache();
         this.producerState = new ProducerStateManager(dir, topicPartition, time);
@@ -152,10 +159,19 @@ public final class Log implements AutoCloseable {
     public static Log open(Path dir, LogConfig config, Time time, Scheduler scheduler, Random random,
                            SegmentDeleter deleter, long logStartOffsetCheckpoint, long recoveryPointCheckpoint,
                            long highWatermarkCheckpoint, boolean hadCleanShutdown) throws IOException {
+        return open(dir, config, time, scheduler, random, deleter, logStartOffsetCheckpoint, recoveryPointCheckpoint,
+                highWatermarkCheckpoint, hadCleanShutdown, FileLayer.REAL);
+    }
+
+    /** As {@link #open(Path, LogConfig, Time, Scheduler, Random, SegmentDeleter, long, long, long, boolean)}, the
+     * segments' files reached through {@code files}. */
+    public static Log open(Path dir, LogConfig config, Time time, Scheduler scheduler, Random random,
+                           SegmentDeleter deleter, long logStartOffsetCheckpoint, long recoveryPointCheckpoint,
+                           long highWatermarkCheckpoint, boolean hadCleanShutdown, FileLayer files) throws IOException {
         TopicPartition tp = TopicPartition.fromDirectoryName(dir.getFileName().toString());
         LogLoader.LoadedLog loaded = LogLoader.load(dir, config, time, random, logStartOffsetCheckpoint,
-                recoveryPointCheckpoint, hadCleanShutdown);
-        Log opened = new Log(dir, tp, config, time, scheduler, random, deleter, loaded, highWatermarkCheckpoint);
+                recoveryPointCheckpoint, hadCleanShutdown, files);
+        Log opened = new Log(dir, tp, config, time, scheduler, random, deleter, files, loaded, highWatermarkCheckpoint);
         try {
             // After an unclean stop only a snapshot at or below the recovery point describes data known to be
             // on disk; after a clean one the snapshot close() wrote at the log end does.
@@ -263,6 +279,12 @@ public final class Log implements AutoCloseable {
 
     /** {@link #appendAsLeader(MemoryRecords, int)} for records that {@link #validateForLeader} has checked. */
     public LogAppendInfo appendAsLeader(ValidatedRecords validated, int leaderEpoch) {
+        LogAppendInfo info = appendAsLeaderLocked(validated, leaderEpoch);
+        maybeFlushAfterAppend();
+        return info;
+    }
+
+    private LogAppendInfo appendAsLeaderLocked(ValidatedRecords validated, int leaderEpoch) {
         MemoryRecords records = validated.records;
         List<RecordBatch> batches = validated.batches;
         lock.lock();
@@ -300,6 +322,12 @@ public final class Log implements AutoCloseable {
      * (no gap, no overlap), except that an empty log accepts a batch that contains its end offset.
      */
     public LogAppendInfo appendAsFollower(MemoryRecords records) {
+        LogAppendInfo info = appendAsFollowerLocked(records);
+        maybeFlushAfterAppend();
+        return info;
+    }
+
+    private LogAppendInfo appendAsFollowerLocked(MemoryRecords records) {
         lock.lock();
         try {
             ensureOpen();
@@ -471,7 +499,7 @@ public final class Log implements AutoCloseable {
     private LogSegment newSegment(long baseOffset) throws IOException {
         LogConfig cfg = config;
         return LogSegment.open(dir, baseOffset, LogLoader.activeIndexBytes(cfg), cfg.indexIntervalBytes(),
-                LogLoader.jitter(cfg, random), true, time);
+                LogLoader.jitter(cfg, random), true, time, files);
     }
 
     // ---------------------------------------------------------------- reads
@@ -940,6 +968,57 @@ public final class Log implements AutoCloseable {
 
     // ---------------------------------------------------------------- flush and close
 
+    /**
+     * flush.messages (B170): once the messages past the recovery point reach it, the append fsyncs the log
+     * to its end before it returns, so the caller answers only for records on disk. The fsync runs after the
+     * append released the lock (appends of other producers go on meanwhile); a failed fsync fails this append
+     * with KAFKA_STORAGE_ERROR and every later one, as a failed fsync after a roll does.
+     */
+    private void maybeFlushAfterAppend() {
+        if (logEndOffset - recoveryPoint >= config.flushMessages()) {
+            flushToEndWithoutLock();
+        }
+    }
+
+    /**
+     * Fsyncs up to the log end read under the lock, with the fsyncs outside it: every byte below that end
+     * was written before they start. Throws KAFKA_STORAGE_ERROR if this or an earlier flush failed.
+     */
+    private void flushToEndWithoutLock() {
+        long end;
+        long truncationsNow;
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            end = logEndOffset;
+            truncationsNow = truncations;
+        } finally {
+            lock.unlock();
+        }
+        flushUptoOffsetExclusive(end, truncationsNow);
+        ensureNoAsyncFlushFailure();
+    }
+
+    /**
+     * flush.ms (B171): fsyncs the log to its end when its last flush is at least flush.ms before
+     * {@code nowMs}; the log flusher calls this every log.flush.scheduler.interval.ms. Returns whether a
+     * flush was due (one with nothing new to fsync does nothing).
+     */
+    public boolean flushIfDue(long nowMs) {
+        if (closed || nowMs - lastFlushTimeMs < config.flushMs()) {
+            return false;
+        }
+        flushToEndWithoutLock();
+        return true;
+    }
+
+    /** When an fsync last moved the recovery point, or the log was opened (Kafka's lastFlushTime). */
+    public long lastFlushTimeMs() {
+        return lastFlushTimeMs;
+    }
+
     /** Fsyncs every segment holding offsets below the log end and moves the recovery point there. */
     public void flush() {
         lock.lock();
@@ -951,6 +1030,7 @@ public final class Log implements AutoCloseable {
             long end = logEndOffset;
             flushSegments(recoveryPoint, Long.MAX_VALUE);
             recoveryPoint = end;
+            lastFlushTimeMs = time.milliseconds();
         } catch (IOException e) {
             throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Flush of " + topicPartition + " failed", e);
         } finally {
@@ -968,10 +1048,11 @@ public final class Log implements AutoCloseable {
      *   <li>The recovery point (and so recovery-point-offset-checkpoint) moves only after the fsyncs
      *       returned, and only forwards. A crash before that leaves it where it was, and the loader
      *       validates batch by batch from the segment holding it, the closed segment included.</li>
-     *   <li>Everything below {@code offset} lies in closed segments, which take no more appends; only a
-     *       truncation can change them, and a truncation since the roll (counted in
-     *       {@link #truncations}) voids this flush: it keeps the recovery point where the truncation put
-     *       it.</li>
+     *   <li>Everything below {@code offset} lies in closed segments, which take no more appends, or, when an
+     *       append or the log flusher calls this (B170, B171), below the log end it read under the lock, so
+     *       every byte below it was written before the fsync starts. Only a truncation can change them,
+     *       and a truncation since the roll (counted in {@link #truncations}) voids this flush: it keeps
+     *       the recovery point where the truncation put it.</li>
      *   <li>A segment deleted meanwhile (retention, DeleteRecords, truncation) is skipped or flushed
      *       harmlessly: its offsets are below the new log start offset or gone, and its files were
      *       renamed with a directory fsync or unlinked. A log closed meanwhile flushed itself in
@@ -981,8 +1062,10 @@ public final class Log implements AutoCloseable {
      * </ul>
      */
     void flushUptoOffsetExclusive(long offset, long truncationsAtRoll) {
-        if (closed || offset <= recoveryPoint) {
-            return; // closed (close() flushed everything), or a later flush already covered it
+        if (closed || offset <= recoveryPoint || asyncFlushFailure != null) {
+            // Closed (close() flushed everything), or a later flush already covered it, or an fsync failed:
+            // after that a later fsync can succeed without the lost pages, so the recovery point stays.
+            return;
         }
         try {
             flushSegments(recoveryPoint, offset);
@@ -1000,6 +1083,7 @@ public final class Log implements AutoCloseable {
         try {
             if (!closed && truncations == truncationsAtRoll && offset > recoveryPoint) {
                 recoveryPoint = offset;
+                lastFlushTimeMs = time.milliseconds();
             }
         } finally {
             lock.unlock();

@@ -6,6 +6,7 @@ import io.tideline.store.config.LogConfig;
 import io.tideline.store.epoch.LeaderEpochCache;
 import io.tideline.common.time.Time;
 import io.tideline.store.segment.FileBatch;
+import io.tideline.store.segment.FileLayer;
 import io.tideline.store.segment.LogFileNames;
 import io.tideline.store.segment.LogSegment;
 import java.io.IOException;
@@ -46,7 +47,7 @@ final class LogLoader {
     }
 
     static LoadedLog load(Path dir, LogConfig config, Time time, Random random, long logStartOffsetCheckpoint,
-                          long recoveryPointCheckpoint, boolean hadCleanShutdown) throws IOException {
+                          long recoveryPointCheckpoint, boolean hadCleanShutdown, FileLayer files) throws IOException {
         Files.createDirectories(dir);
         removeLeftovers(dir);
         TreeMap<Long, LogSegment> segments = new TreeMap<>();
@@ -65,7 +66,7 @@ final class LogLoader {
                         || !Files.exists(LogFileNames.timeIndexFile(dir, base));
                 boolean last = i == baseOffsets.size() - 1;
                 LogSegment segment = LogSegment.open(dir, base, config.segmentIndexBytes(), config.indexIntervalBytes(),
-                        last ? jitter(config, random) : 0, false, time);
+                        last ? jitter(config, random) : 0, false, time, files);
                 segments.put(base, segment);
                 long nextBase = last ? Long.MAX_VALUE : baseOffsets.get(i + 1);
                 boolean unflushed = !hadCleanShutdown && nextBase > recoveryPointCheckpoint;
@@ -84,7 +85,7 @@ final class LogLoader {
             }
             if (segments.isEmpty()) {
                 segments.put(logStartOffsetCheckpoint, LogSegment.open(dir, logStartOffsetCheckpoint,
-                        activeIndexBytes(config), config.indexIntervalBytes(), jitter(config, random), true, time));
+                        activeIndexBytes(config), config.indexIntervalBytes(), jitter(config, random), true, time, files));
             }
             LogSegment active = segments.lastEntry().getValue();
             // An active segment that already holds data may have been indexed under other settings: it keeps
@@ -104,7 +105,7 @@ final class LogLoader {
                 }
                 segments.clear();
                 segments.put(logStartOffsetCheckpoint, LogSegment.open(dir, logStartOffsetCheckpoint,
-                        activeIndexBytes(config), config.indexIntervalBytes(), jitter(config, random), true, time));
+                        activeIndexBytes(config), config.indexIntervalBytes(), jitter(config, random), true, time, files));
                 logEndOffset = logStartOffsetCheckpoint;
             }
             long logStartOffset = Math.max(logStartOffsetCheckpoint, segments.firstKey());

@@ -15,6 +15,7 @@ import io.tideline.store.log.DeleteRecordsResult;
 import io.tideline.store.log.Log;
 import io.tideline.store.retention.RetentionExplanation;
 import io.tideline.store.retention.SegmentDeleter;
+import io.tideline.store.segment.FileLayer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -52,6 +53,7 @@ public final class LogManager implements AutoCloseable {
     private final MetricRegistry metrics;
     private final Random random;
     private final SegmentDeleter deleter;
+    private final FileLayer files;
     private final DeletedOpenFilesScanner deletedFilesScanner = new DeletedOpenFilesScanner();
     private final Map<TopicPartition, Log> logs = new ConcurrentHashMap<>();
     private final Map<TopicPartition, LogDirectory> logDirOf = new ConcurrentHashMap<>();
@@ -77,6 +79,13 @@ public final class LogManager implements AutoCloseable {
 
     public LogManager(StoreConfig config, String clusterId, int nodeId, Time time, Scheduler scheduler,
                       MetricRegistry metrics, Random random) {
+        this(config, clusterId, nodeId, time, scheduler, metrics, random, FileLayer.REAL);
+    }
+
+    /** As above, with every log's segment files reached through {@code files} (tests inject faults there). */
+    public LogManager(StoreConfig config, String clusterId, int nodeId, Time time, Scheduler scheduler,
+                      MetricRegistry metrics, Random random, FileLayer files) {
+        this.files = files;
         this.config = config;
         this.clusterId = clusterId;
         this.nodeId = nodeId;
@@ -120,6 +129,11 @@ public final class LogManager implements AutoCloseable {
             tasks.add(scheduler.schedule("kafka-log-start-offset-checkpoint", this::checkpointLogStartOffsets,
                     config.startOffsetCheckpointIntervalMs(), config.startOffsetCheckpointIntervalMs()));
         }
+        if (config.flushSchedulerIntervalMs() < Long.MAX_VALUE) {
+            // B171: at the default (Long.MAX_VALUE) the flusher never runs, as in Kafka, and flush.ms has no effect.
+            tasks.add(scheduler.schedule("kafka-log-flusher", this::flushDirtyLogs, config.flushSchedulerIntervalMs(),
+                    config.flushSchedulerIntervalMs()));
+        }
         long expirationCheck = config.producerIdExpirationCheckIntervalMs();
         tasks.add(scheduler.schedule("PeriodicProducerExpirationCheck", this::removeExpiredProducers,
                 expirationCheck, expirationCheck));
@@ -143,6 +157,26 @@ public final class LogManager implements AutoCloseable {
         return removed;
     }
 
+    /**
+     * The log flusher (Kafka's "kafka-log-flusher"): fsyncs every log whose last flush is at least its
+     * flush.ms old (B171). A log whose fsync fails refuses its next writes with KAFKA_STORAGE_ERROR, which
+     * takes its dir offline; the other logs are still flushed. Returns how many logs were due.
+     */
+    public int flushDirtyLogs() {
+        long now = time.milliseconds();
+        int due = 0;
+        for (Log l : logs.values()) {
+            try {
+                if (l.flushIfDue(now)) {
+                    due++;
+                }
+            } catch (RuntimeException e) {
+                log.error("Flush of {} failed", l.topicPartition(), e);
+            }
+        }
+        return due;
+    }
+
     private void loadLogs(LogDirectory dir) throws IOException {
         Map<TopicPartition, Long> startOffsets = dir.logStartOffsets.read();
         Map<TopicPartition, Long> recoveryPoints = dir.recoveryPoints.read();
@@ -164,7 +198,7 @@ public final class LogManager implements AutoCloseable {
             }
             Log opened = Log.open(partitionDir, logConfigFor(tp.topic()), time, scheduler, random, deleter,
                     startOffsets.getOrDefault(tp, 0L), recoveryPoints.getOrDefault(tp, 0L),
-                    highWatermarks.getOrDefault(tp, -1L), dir.hadCleanShutdown);
+                    highWatermarks.getOrDefault(tp, -1L), dir.hadCleanShutdown, files);
             topicIds.load(tp, partitionDir);
             opened.setMaxProducerIds(config.producerIdMaxEntriesPerPartition());
             addLog(tp, opened, dir);
@@ -233,7 +267,7 @@ public final class LogManager implements AutoCloseable {
                 Files.createDirectories(partitionDir);
                 topicIds.record(tp, partitionDir, topicId);
                 Log created = Log.open(partitionDir, logConfigFor(tp.topic()), time, scheduler,
-                        random, deleter, 0L, 0L, -1L, true);
+                        random, deleter, 0L, 0L, -1L, true, files);
                 created.setMaxProducerIds(config.producerIdMaxEntriesPerPartition());
                 addLog(tp, created, dir);
                 return created;

@@ -10,7 +10,6 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -41,8 +40,12 @@ public final class FileRecords implements AutoCloseable {
     }
 
     public static FileRecords open(Path file) throws IOException {
-        FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
-                StandardOpenOption.WRITE);
+        return open(file, FileLayer.REAL);
+    }
+
+    /** Opens the file through {@code files} (a test's fault-injecting layer, or the real one). */
+    public static FileRecords open(Path file, FileLayer files) throws IOException {
+        FileChannel channel = files.openSegmentFile(file);
         long length = channel.size();
         if (length > Integer.MAX_VALUE) {
             channel.close();

@@ -39,6 +39,7 @@ public final class LogSegment implements AutoCloseable {
     private final int indexIntervalBytes;
     private final long rollJitterMs;
     private final long createdMs;
+    private final FileLayer files;
 
     private volatile long maxTimestampSoFar = RecordBatch.NO_TIMESTAMP;
     private volatile long offsetOfMaxTimestampSoFar;
@@ -47,7 +48,7 @@ public final class LogSegment implements AutoCloseable {
     private int bytesSinceLastIndexEntry;
 
     private LogSegment(Path dir, long baseOffset, FileRecords log, OffsetIndex offsetIndex, TimeIndex timeIndex,
-                       TxnIndex txnIndex, int indexIntervalBytes, long rollJitterMs, long createdMs) {
+                       TxnIndex txnIndex, int indexIntervalBytes, long rollJitterMs, long createdMs, FileLayer files) {
         this.dir = dir;
         this.baseOffset = baseOffset;
         this.log = log;
@@ -57,6 +58,7 @@ public final class LogSegment implements AutoCloseable {
         this.indexIntervalBytes = indexIntervalBytes;
         this.rollJitterMs = rollJitterMs;
         this.createdMs = createdMs;
+        this.files = files;
         this.offsetOfMaxTimestampSoFar = baseOffset;
         TimestampOffset last = timeIndex.lastEntry();
         if (last.timestamp() >= 0) {
@@ -73,14 +75,20 @@ public final class LogSegment implements AutoCloseable {
      */
     public static LogSegment open(Path dir, long baseOffset, int maxIndexSize, int indexIntervalBytes,
                                   long rollJitterMs, boolean active, Time time) throws IOException {
-        FileRecords log = FileRecords.open(LogFileNames.logFile(dir, baseOffset));
+        return open(dir, baseOffset, maxIndexSize, indexIntervalBytes, rollJitterMs, active, time, FileLayer.REAL);
+    }
+
+    /** As {@link #open(Path, long, int, int, long, boolean, Time)}, the files reached through {@code files}. */
+    public static LogSegment open(Path dir, long baseOffset, int maxIndexSize, int indexIntervalBytes,
+                                  long rollJitterMs, boolean active, Time time, FileLayer files) throws IOException {
+        FileRecords log = FileRecords.open(LogFileNames.logFile(dir, baseOffset), files);
         OffsetIndex offsetIndex = null;
         try {
             offsetIndex = new OffsetIndex(LogFileNames.offsetIndexFile(dir, baseOffset), baseOffset, maxIndexSize, active);
             TimeIndex timeIndex = new TimeIndex(LogFileNames.timeIndexFile(dir, baseOffset), baseOffset, maxIndexSize, active);
             TxnIndex txnIndex = new TxnIndex(LogFileNames.txnIndexFile(dir, baseOffset));
             return new LogSegment(dir, baseOffset, log, offsetIndex, timeIndex, txnIndex, indexIntervalBytes,
-                    rollJitterMs, time.milliseconds());
+                    rollJitterMs, time.milliseconds(), files);
         } catch (IOException | RuntimeException e) {
             if (offsetIndex != null) {
                 offsetIndex.close();
@@ -494,7 +502,9 @@ public final class LogSegment implements AutoCloseable {
             return false;
         }
         offsetIndex.flush();
+        files.indexFlushed(offsetIndex.file());
         timeIndex.flush();
+        files.indexFlushed(timeIndex.file());
         txnIndex.flush();
         return true;
     }

@@ -33,6 +33,8 @@ class LogConfigTest {
         assertEquals("CreateTime", c.values().get("message.timestamp.type"));
         assertEquals(Long.MAX_VALUE, c.messageTimestampBeforeMaxMs(), "Kafka 4.x: any past timestamp");
         assertEquals(3_600_000L, c.messageTimestampAfterMaxMs(), "Kafka 4.x: one hour ahead");
+        assertEquals(Long.MAX_VALUE, c.flushMessages());
+        assertEquals(Long.MAX_VALUE, c.flushMs());
         assertEquals(LogConfig.DEFAULT, LogConfig.fromMap(Map.of()));
     }
 
@@ -50,7 +52,9 @@ class LogConfigTest {
                 TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
                 TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG,
                 TopicConfig.MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG,
-                TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG), List.copyOf(LogConfig.configDef().names()));
+                TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG,
+                TopicConfig.FLUSH_MESSAGES_INTERVAL_CONFIG,
+                TopicConfig.FLUSH_MS_CONFIG), List.copyOf(LogConfig.configDef().names()));
         assertEquals(LogConfig.configDef().names(), LogConfig.DEFAULT.values().keySet());
     }
 
@@ -129,6 +133,18 @@ class LogConfigTest {
         refused("file.delete.delay.ms", "-1");
         refused("max.message.bytes", "-1");
         refused("retention.ms", "7d");
+        assertEquals("Invalid value 0 for configuration flush.messages: Value must be at least 1",
+                refused("flush.messages", "0").getMessage());
+        refused("flush.ms", "-1");
+    }
+
+    @Test
+    void flushSettingsParseAndTakeTheirBoundaries() {
+        LogConfig c = LogConfig.fromMap(Map.of("flush.messages", "1", "flush.ms", "0"));
+        assertEquals(1L, c.flushMessages());
+        assertEquals(0L, c.flushMs());
+        assertEquals(9_223_372_036_854_775_807L,
+                LogConfig.fromMap(Map.of("flush.messages", "9223372036854775807")).flushMessages());
     }
 
     @Test

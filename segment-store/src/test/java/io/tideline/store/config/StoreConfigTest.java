@@ -43,6 +43,27 @@ class StoreConfigTest {
     }
 
     @Test
+    void flushBrokerDefaultsFollowKafkasSynonyms() {
+        StoreConfig defaults = config();
+        assertEquals(Long.MAX_VALUE, defaults.flushSchedulerIntervalMs());
+        assertEquals(Long.MAX_VALUE, defaults.logConfigDefaults().flushMessages());
+        assertEquals(Long.MAX_VALUE, defaults.logConfigDefaults().flushMs());
+
+        StoreConfig set = config("log.flush.interval.messages", "500", "log.flush.interval.ms", "2000",
+                "log.flush.scheduler.interval.ms", "1000");
+        assertEquals(500L, set.logConfigDefaults().flushMessages());
+        assertEquals(2000L, set.logConfigDefaults().flushMs());
+        assertEquals(1000L, set.flushSchedulerIntervalMs());
+
+        // Kafka: without log.flush.interval.ms, the flusher's own period is the default flush.ms.
+        assertEquals(1000L, config("log.flush.scheduler.interval.ms", "1000").logConfigDefaults().flushMs());
+
+        refused("log.flush.interval.messages", "0");
+        refused("log.flush.interval.ms", "-1");
+        refused("log.flush.scheduler.interval.ms", "0");
+    }
+
+    @Test
     void logDirsIsRequired() {
         ConfigException e = assertThrows(ConfigException.class, () -> StoreConfig.fromMap(Map.of()));
         assertEquals("log.dirs", e.key());

@@ -36,7 +36,8 @@ public final class DynamicBrokerConfigs {
             StoreConfig.LOG_RETENTION_HOURS_CONFIG, StoreConfig.LOG_RETENTION_BYTES_CONFIG,
             StoreConfig.LOG_SEGMENT_DELETE_DELAY_MS_CONFIG, StoreConfig.MESSAGE_MAX_BYTES_CONFIG,
             StoreConfig.LOG_MESSAGE_TIMESTAMP_TYPE_CONFIG, StoreConfig.LOG_MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG,
-            StoreConfig.LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG);
+            StoreConfig.LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG,
+            StoreConfig.LOG_FLUSH_INTERVAL_MESSAGES_CONFIG, StoreConfig.LOG_FLUSH_INTERVAL_MS_CONFIG);
 
     private static final List<String> REPLICATION_KEYS = List.of(
             ReplicationConfig.MIN_INSYNC_REPLICAS_CONFIG,

@@ -285,6 +285,50 @@ class KafkaAdminApisTest {
     }
 
     @Test
+    void flushSettingsAreKafkasTopicKeysCreatedDescribedAndAlteredWithTheirSources() throws Exception {
+        CreateTopicsRequestData request = new CreateTopicsRequestData().setTimeoutMs(10_000);
+        CreatableTopic topic = new CreatableTopic().setName("kc-flush").setNumPartitions(1).setReplicationFactor((short) 3);
+        topic.configs().add(new CreatableTopicConfig().setName("flush.messages").setValue("1"));
+        request.topics().add(topic);
+        CreatableTopicResult created = ((CreateTopicsResponseData) call(1, ApiKeys.CREATE_TOPICS, (short) 7, request))
+                .topics().find("kc-flush");
+        assertEquals(Errors.NONE.code(), created.errorCode(), String.valueOf(created.errorMessage()));
+        CreatableTopicConfigs flushMessages = created.configs().stream().filter(c -> c.name().equals("flush.messages"))
+                .findFirst().orElseThrow();
+        assertEquals("1", flushMessages.value());
+        assertEquals(ConfigSource.TOPIC_CONFIG.id(), flushMessages.configSource());
+        awaitTopic("kc-flush");
+
+        IncrementalAlterConfigsRequestData alter = new IncrementalAlterConfigsRequestData();
+        alter.resources().add(resource(ConfigResource.Type.TOPIC, "kc-flush", config("flush.ms", OpType.SET, "1000")));
+        assertAltered(call(2, ApiKeys.INCREMENTAL_ALTER_CONFIGS, (short) 1, alter));
+        awaitTopicConfig("kc-flush", "flush.ms", "1000");
+        TopicPartition tp = new TopicPartition("kc-flush", 0);
+        Awaitility.await("kc-flush's logs run with the settings").atMost(WAIT).until(() -> cluster.running().stream()
+                .allMatch(n -> n.logManager().getLog(tp).map(l -> l.config().flushMessages() == 1L
+                        && l.config().flushMs() == 1000L).orElse(false)));
+
+        IncrementalAlterConfigsRequestData bad = new IncrementalAlterConfigsRequestData();
+        bad.resources().add(resource(ConfigResource.Type.TOPIC, "kc-flush", config("flush.messages", OpType.SET, "0")));
+        IncrementalAlterConfigsResponseData refused = call(1, ApiKeys.INCREMENTAL_ALTER_CONFIGS, (short) 1, bad);
+        assertEquals(Errors.INVALID_CONFIG.code(), refused.responses().get(0).errorCode());
+
+        DescribeConfigsRequestData describe = new DescribeConfigsRequestData().setIncludeSynonyms(true);
+        describe.resources().add(new DescribeConfigsRequestData.DescribeConfigsResource()
+                .setResourceType(ConfigResource.Type.TOPIC.id()).setResourceName("kc-flush"));
+        Map<String, DescribeConfigsResourceResult> entries = ((DescribeConfigsResponseData) call(3,
+                ApiKeys.DESCRIBE_CONFIGS, (short) 4, describe)).results().get(0).configs().stream()
+                .collect(Collectors.toMap(DescribeConfigsResourceResult::name, c -> c));
+        assertEquals("1", entries.get("flush.messages").value());
+        assertEquals(ConfigSource.TOPIC_CONFIG.id(), entries.get("flush.messages").configSource());
+        assertEquals("log.flush.interval.messages", entries.get("flush.messages").synonyms().get(1).name());
+        assertEquals(String.valueOf(Long.MAX_VALUE), entries.get("flush.messages").synonyms().get(1).value());
+        assertEquals(ConfigSource.DEFAULT_CONFIG.id(), entries.get("flush.messages").synonyms().get(1).source());
+        assertEquals("1000", entries.get("flush.ms").value());
+        assertEquals(ConfigSource.TOPIC_CONFIG.id(), entries.get("flush.ms").configSource());
+    }
+
+    @Test
     void brokerConfigsTheThrottleRatesIncludedAreAlteredAndDescribedByTheBrokerItself() throws Exception {
         IncrementalAlterConfigsRequestData alter = new IncrementalAlterConfigsRequestData();
         alter.resources().add(resource(ConfigResource.Type.BROKER, "2",
