@@ -1,11 +1,12 @@
 package io.tideline.cluster.nemesis;
 
-import io.tideline.testsupport.disk.SmallDisk;
+import io.tideline.testsupport.disk.SmallFileSystem;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Fills the disk under a node's log dir (a small filesystem of its own, {@code SmallDisk}) until it is full, as
+ * Fills the disk under a node's log dir (a small file system of its own, {@code SmallFileSystem}) until it is full, as
  * another process on the host would: the node's next segment write, index write or checkpoint fails with ENOSPC,
  * so its log dir goes offline and the controller moves its leaderships and ISR places away. Its metadata log is
  * on another disk, so it stays a voter. Counted as a node down; {@link FreeDisk} undoes it.
@@ -13,7 +14,6 @@ import java.nio.file.Path;
 public record FillDisk(int node) implements Operation {
     /** A disk larger than this is not a test disk: filling it would fill the host's. */
     static final long LARGEST_DISK = 1L << 30;
-    static final String FILLER = "nemesis-disk-filler";
 
     @Override
     public String kind() {
@@ -27,7 +27,13 @@ public record FillDisk(int node) implements Operation {
 
     @Override
     public String apply(NemesisContext context) throws IOException {
-        long written = SmallDisk.fill(logDir(context, node).resolve(FILLER), LARGEST_DISK);
+        Path logs = logDir(context, node);
+        long total = Files.getFileStore(logs).getTotalSpace();
+        if (total > LARGEST_DISK) {
+            throw new IllegalStateException(logs + " is on a file system of " + total + " bytes, not a small test"
+                    + " disk of at most " + LARGEST_DISK);
+        }
+        long written = SmallFileSystem.fill(logs);
         return "filled with " + (written >> 20) + " MiB";
     }
 

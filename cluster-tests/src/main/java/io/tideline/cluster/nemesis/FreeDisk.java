@@ -1,6 +1,6 @@
 package io.tideline.cluster.nemesis;
 
-import java.nio.file.Files;
+import io.tideline.testsupport.disk.SmallFileSystem;
 
 /**
  * {@link FillDisk}'s undo, as an operator does it: deletes the filler, then restarts the node, since a log dir
@@ -20,7 +20,7 @@ public record FreeDisk(int node) implements Operation {
 
     @Override
     public String apply(NemesisContext context) throws Exception {
-        Files.deleteIfExists(FillDisk.logDir(context, node).resolve(FillDisk.FILLER));
+        SmallFileSystem.free(FillDisk.logDir(context, node));
         context.cluster().kill(node);
         context.cluster().restart(node);
         return "freed and restarted";

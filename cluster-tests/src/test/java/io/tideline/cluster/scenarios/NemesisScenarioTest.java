@@ -21,7 +21,7 @@ import io.tideline.cluster.nemesis.RestartTogether;
 import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
 import io.tideline.proto.metadata.PartitionRecord;
-import io.tideline.testsupport.disk.SmallDisk;
+import io.tideline.testsupport.disk.SmallFileSystem;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -57,8 +57,8 @@ class NemesisScenarioTest {
      * Each node's log dir is a tmpfs of this size where the run may mount one (as root, as CI runs), so the
      * nemesis can fill one node's disk; a round's topic stays far below it (8 KiB segments, 2 s retention).
      */
-    private static final long LOG_DISK_BYTES = 64L << 20;
-    private static final boolean DISK_FAULTS = SmallDisk.canMount();
+    private static final int LOG_DISK_MIB = 64;
+    private static final boolean DISK_FAULTS = SmallFileSystem.canMount();
     private static final NemesisSpec SPEC = new NemesisSpec(List.of(1, 2, 3, 4), 3, 8,
             Duration.ofMillis(200), Duration.ofMillis(1200), DISK_FAULTS);
     /**
@@ -73,7 +73,7 @@ class NemesisScenarioTest {
     Path dir;
     ClusterHarness cluster;
     private TidelineAdmin admin;
-    private final List<SmallDisk> disks = new ArrayList<>();
+    private final List<SmallFileSystem> disks = new ArrayList<>();
 
     @AfterEach
     void close() throws Exception {
@@ -83,7 +83,7 @@ class NemesisScenarioTest {
         if (cluster != null) {
             cluster.close();
         }
-        for (SmallDisk disk : disks) {
+        for (SmallFileSystem disk : disks) {
             disk.close();
         }
     }
@@ -97,7 +97,7 @@ class NemesisScenarioTest {
         Random seeds = new Random(runSeed);
         if (DISK_FAULTS) {
             for (int node : SPEC.nodes()) {
-                disks.add(SmallDisk.mount(dir.resolve("node-" + node).resolve("logs"), LOG_DISK_BYTES));
+                disks.add(SmallFileSystem.mount(dir.resolve("node-" + node).resolve("logs"), LOG_DISK_MIB));
             }
         } else {
             System.out.println("nemesis: not root, so no small disks to fill: the fill-disk fault is left out");

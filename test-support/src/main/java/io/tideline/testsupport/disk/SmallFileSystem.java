@@ -39,6 +39,15 @@ public final class SmallFileSystem implements AutoCloseable {
         return fs;
     }
 
+    /** Whether this JVM may mount one: it runs as root (CI does). */
+    public static boolean canMount() {
+        try {
+            return uid() == 0;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     /** Fails with one line when this JVM is not root: mounting a tmpfs needs CAP_SYS_ADMIN. */
     public static void requireRoot() throws IOException {
         int uid = uid();
@@ -63,9 +72,22 @@ public final class SmallFileSystem implements AutoCloseable {
 
     /** Writes a filler file until the file system answers ENOSPC; returns the bytes it took. */
     public long fill() throws IOException {
+        return fill(mountPoint);
+    }
+
+    /** Removes the filler: the space {@link #fill()} took is free again. */
+    public void free() throws IOException {
+        free(mountPoint);
+    }
+
+    /**
+     * {@link #fill()} for a small file system that another part of the test mounted: a filler file in {@code dir},
+     * which must be the mount point of a file system this test made small (the caller checks that it is).
+     */
+    public static long fill(Path dir) throws IOException {
         ByteBuffer block = ByteBuffer.allocate(4096);
         long written = 0;
-        try (FileChannel filler = FileChannel.open(mountPoint.resolve(FILLER), StandardOpenOption.CREATE,
+        try (FileChannel filler = FileChannel.open(dir.resolve(FILLER), StandardOpenOption.CREATE,
                 StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
             while (true) {
                 block.clear();
@@ -79,9 +101,9 @@ public final class SmallFileSystem implements AutoCloseable {
         return written;
     }
 
-    /** Removes the filler: the space {@link #fill()} took is free again. */
-    public void free() throws IOException {
-        Files.deleteIfExists(mountPoint.resolve(FILLER));
+    /** {@link #free()} for the file system under {@code dir} that {@link #fill(Path)} filled. */
+    public static void free(Path dir) throws IOException {
+        Files.deleteIfExists(dir.resolve(FILLER));
     }
 
     /**
