@@ -39,7 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Raw sockets that declare 100 MiB request frames on the Kafka port and never send them (docs/behaviours.md B110,
  * B111): on every node three connections each send only a size field of 100 MiB, and one of them then trickles a
  * byte every half second. While they are open, Kafka's own producer (acks=all, through the Kafka listener) and
- * Tideline's CLI (acks=all, over gRPC) each produce 50 records within a few seconds, the node closes every hostile
+ * Tideline's CLI (acks=all, over gRPC) each produce 50 records within a few seconds (or, on a machine so busy that
+ * the same produce took longer before the hostile connections, twice that), the node closes every hostile
  * connection once {@code kafka.request.receive.timeout.ms} has passed, and every node lives.
  */
 @EnabledOnOs(value = OS.LINUX, disabledReason = "cluster.sh is a bash script that reads /proc")
@@ -131,8 +132,9 @@ class KafkaPartialFrameTest {
             System.out.printf("acks=all produce of %d records: Kafka producer %d ms before, %s with %d frames "
                     + "of 100 MiB declared; Tideline CLI %d ms before, %s with them%n", RECORDS, producerBefore,
                     producerDuring, hostile.size(), cliBefore, cliDuring);
-            producerDuring.assertWithin(PRODUCER_BOUND, "Kafka's producer");
-            cliDuring.assertWithin(CLI_BOUND, "Tideline's CLI");
+            // A few seconds, or twice the same produce without them when the machine is that busy.
+            producerDuring.assertWithin(max(PRODUCER_BOUND, 2 * producerBefore), "Kafka's producer");
+            cliDuring.assertWithin(max(CLI_BOUND, 2 * cliBefore), "Tideline's CLI");
 
             // The node, not the test, ends each of them, and not before the timeout (the trickler included).
             Awaitility.await("every hostile connection closed by its node").atMost(Duration.ofMillis(
@@ -147,7 +149,8 @@ class KafkaPartialFrameTest {
             for (long pid : nodePids) {
                 assertTrue(cluster.isOurNode(pid), "node " + pid + " died");
             }
-            assertTrue(produce(producer, "after") <= PRODUCER_BOUND.toMillis());
+            Attempt.of(() -> produce(producer, "after")).assertWithin(max(PRODUCER_BOUND, 2 * producerBefore),
+                    "Kafka's producer after");
         }
     }
 
@@ -177,6 +180,10 @@ class KafkaPartialFrameTest {
         public String toString() {
             return ms + " ms" + (failure == null ? "" : " (failed: " + failure + ")");
         }
+    }
+
+    private static Duration max(Duration bound, long ms) {
+        return bound.toMillis() >= ms ? bound : Duration.ofMillis(ms);
     }
 
     private static KafkaProducer<String, String> producer(String bootstrap) {
