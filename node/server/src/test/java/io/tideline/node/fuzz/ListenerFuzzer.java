@@ -93,7 +93,7 @@ final class ListenerFuzzer implements AutoCloseable {
     private final Map<String, Integer> fixtures;
     private final ManagedChannel channel;
     private final List<GrpcTarget.Method> methods = GrpcTarget.methods();
-    private final Set<String> fixturesDeletedByAnswer = new HashSet<>();
+    private final Set<String> topicsDeleted = new HashSet<>();
     private Socket health;
 
     /** {@code fixtures}: topic name to partition count, created on node 1 (RF 1) before the run. */
@@ -164,11 +164,11 @@ final class ListenerFuzzer implements AutoCloseable {
                 LogOracle.Permits permits = new LogOracle.Permits();
                 permits.addAll(r.permits());
                 permits.addAll(carried);
-                r.permits().topicsDeleted().stream().filter(fixtures::containsKey)
-                        .forEach(fixturesDeletedByAnswer::add);
+                topicsDeleted.addAll(r.permits().topicsDeleted());
                 Map<TopicPartition, LogOracle.Offsets> after = LogOracle.snapshot(node);
-                List<String> changes = LogOracle.violations(before, after, permits, topicsInImage(node, before, after),
-                        fixtures.keySet(), fixturesDeletedByAnswer);
+                List<String> changes = LogOracle.violations(before, after, permits,
+                        topicsInImage(node, before, after, permits.topicsDeleted()),
+                        fixtures.keySet(), topicsDeleted);
                 problems.addAll(changes);
                 tally.oracleMs += (System.nanoTime() - oracleStart) / 1_000_000;
                 if (!problems.isEmpty()) {
@@ -205,10 +205,12 @@ final class ListenerFuzzer implements AutoCloseable {
      * logs of a deleted topic while it applies the deletion, before it publishes the image without it, so the
      * image may trail the logs by that long (bounded here by 10 s).
      */
-    private static Set<String> topicsInImage(TidelineNode node, Map<TopicPartition, LogOracle.Offsets> before,
-                                             Map<TopicPartition, LogOracle.Offsets> after) {
+    private Set<String> topicsInImage(TidelineNode node, Map<TopicPartition, LogOracle.Offsets> before,
+                                      Map<TopicPartition, LogOracle.Offsets> after, Set<String> deletedNow) {
         Set<String> vanished = new HashSet<>();
         before.keySet().stream().filter(tp -> !after.containsKey(tp)).forEach(tp -> vanished.add(tp.topic()));
+        vanished.removeAll(topicsDeleted);
+        vanished.removeAll(deletedNow);
         if (!vanished.isEmpty()) {
             try {
                 Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
@@ -367,9 +369,10 @@ final class ListenerFuzzer implements AutoCloseable {
         fixtures.forEach((name, partitions) -> node.image().topic(name).filter(t -> t.partitions().size() > partitions)
                 .ifPresent(t -> {
                     extra.add(name);
-                    fixturesDeletedByAnswer.add(name);
+                    topicsDeleted.add(name);
                 }));
         if (!extra.isEmpty()) {
+            topicsDeleted.addAll(extra);
             AdminServiceGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS)
                     .deleteTopics(DeleteTopicsRequest.newBuilder().addAllNames(extra).setTimeoutMs(30_000).build());
         }
@@ -385,7 +388,7 @@ final class ListenerFuzzer implements AutoCloseable {
                     .pollInterval(Duration.ofMillis(5)).until(() -> node.logManager().allLogs().stream()
                             .noneMatch(l -> names.contains(l.topicPartition().topic())));
             createFixtures(node, missing);
-            missing.forEach(t -> fixturesDeletedByAnswer.remove(t.getName()));
+            missing.forEach(t -> topicsDeleted.remove(t.getName()));
             tally.fixturesRecreated += missing.size();
         }
     }
