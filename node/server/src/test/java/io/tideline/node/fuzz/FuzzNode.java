@@ -63,7 +63,7 @@ final class FuzzNode {
                 Long.getLong("fuzz.seed", System.nanoTime() ^ System.currentTimeMillis()),
                 Long.getLong("fuzz.from", 0L), Long.getLong("fuzz.requests", defaultRequests),
                 Integer.getInteger("fuzz.answerWaitMs", 250), Integer.getInteger("fuzz.healthBoundMs", 5_000),
-                "send".equals(System.getProperty("fuzz.knownIssues")), Boolean.getBoolean("fuzz.keepGoing"),
+                Boolean.getBoolean("fuzz.keepGoing"),
                 System.out);
     }
 }

@@ -24,7 +24,6 @@ import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
@@ -54,7 +53,7 @@ import org.apache.kafka.common.requests.RequestHeader;
 final class ListenerFuzzer implements AutoCloseable {
     /** How a run is set up. {@code keepGoing}: record a failure and go on (while the node stays healthy). */
     record Settings(long seed, long firstStep, long requests, int answerWaitMs, int healthBoundMs,
-                    boolean sendKnownIssues, boolean keepGoing, PrintStream log) {
+                    boolean keepGoing, PrintStream log) {
     }
 
     /** What a run did. */
@@ -70,7 +69,6 @@ final class ListenerFuzzer implements AutoCloseable {
         long healthMs;
         long oracleMs;
         long tidyMs;
-        final Map<KnownIssues, Long> excluded = new EnumMap<>(KnownIssues.class);
         final Map<String, Long> perApi = new TreeMap<>();
         final List<String> failures = new ArrayList<>();
 
@@ -84,8 +82,7 @@ final class ListenerFuzzer implements AutoCloseable {
                     + noAnswer + ", connections closed by the node " + closedByNode + ", fixture topics recreated "
                     + fixturesRecreated + ", slowest health check " + maxHealthMs + " ms, ms spent sending " + sendMs
                     + " / in health checks " + healthMs + " / in the oracle " + oracleMs + " / tidying " + tidyMs
-                    + ", not sent as known issues "
-                    + excluded + ", failures " + failures.size();
+                    + ", failures " + failures.size();
         }
     }
 
@@ -144,9 +141,6 @@ final class ListenerFuzzer implements AutoCloseable {
                 StepResult r = random.nextBoolean()
                         ? kafkaStep(kafka, served, values, s, tally) : grpcStep(grpc, values, s, tally);
                 tally.sendMs += (System.nanoTime() - sendStart) / 1_000_000;
-                if (r == null) {
-                    continue; // a known issue, not sent
-                }
                 List<String> problems = new ArrayList<>();
                 if (r.untypedError() != null) {
                     problems.add(r.untypedError());
@@ -244,12 +238,6 @@ final class ListenerFuzzer implements AutoCloseable {
             }
         }
         KafkaFrames.KafkaCase c = new KafkaFrames(values).next(key, version);
-        var parsed = KafkaTarget.parse(c.frame());
-        var known = parsed.flatMap(p -> KnownIssues.match(p.request()));
-        if (known.isPresent() && !s.sendKnownIssues()) {
-            tally.excluded.merge(known.get(), 1L, Long::sum);
-            return null;
-        }
         tally.kafka++;
         tally.perApi.merge("kafka " + key.name, 1L, Long::sum);
         KafkaTarget.Result result = kafka.send(c.frame());
@@ -270,30 +258,18 @@ final class ListenerFuzzer implements AutoCloseable {
         GrpcMessages messages = new GrpcMessages(values);
         int count = method.typed().getType() == io.grpc.MethodDescriptor.MethodType.UNARY ? 1 : values.between(1, 4);
         List<byte[]> requests = new ArrayList<>();
-        List<com.google.protobuf.Message> built = new ArrayList<>();
         StringBuilder what = new StringBuilder(method.name()).append(':');
         for (int i = 0; i < count; i++) {
             com.google.protobuf.Message m = messages.next(method.requestPrototype());
             if (values.chance(0.12)) {
                 byte[] damaged = messages.damaged(m.toByteArray());
                 requests.add(damaged);
-                try {
-                    built.add(method.requestPrototype().getParserForType().parseFrom(damaged));
-                } catch (com.google.protobuf.InvalidProtocolBufferException e) {
-                    // the node cannot parse it either
-                }
                 what.append(" [").append(damaged.length).append(" bytes that are not the message as built]");
             } else {
                 requests.add(m.toByteArray());
-                built.add(m);
                 what.append(" [").append(abbreviate(com.google.protobuf.TextFormat.shortDebugString(m), 2_000))
                         .append(']');
             }
-        }
-        var known = KnownIssues.matchAny(built);
-        if (known.isPresent() && !s.sendKnownIssues()) {
-            tally.excluded.merge(known.get(), 1L, Long::sum);
-            return null;
         }
         tally.grpc++;
         tally.perApi.merge("grpc " + method.name(), 1L, Long::sum);
