@@ -66,22 +66,10 @@ class RecreatedTopicTest {
 
     @AfterAll
     void stopCluster() throws Exception {
-        if (cluster == null) {
-            return;
+        if (cluster != null) {
+            // Node 3 runs under a new pid after its restart: the pid files' pids are checked too.
+            cluster.stopLeavingNothing(nodePids);
         }
-        // Node 3 runs under a new pid after its restart: every pid this cluster ran is checked.
-        Set<Long> pids = new java.util.TreeSet<>(nodePids);
-        pids.addAll(cluster.recordedPids());
-        ChildProcess.Result stop = cluster.stop();
-        List<Long> left = new ArrayList<>();
-        for (long pid : pids) {
-            if (cluster.isOurNode(pid)) {
-                left.add(pid);
-                ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
-            }
-        }
-        assertEquals(0, stop.exitCode(), stop.toString());
-        assertEquals(List.of(), left, "node processes left after cluster.sh stop: " + stop);
     }
 
     @Test

@@ -1,5 +1,7 @@
 package io.tideline.cluster.kafkatools;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.tideline.testsupport.ports.Ports;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -7,10 +9,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -84,6 +89,27 @@ final class ScriptCluster {
 
     ChildProcess.Result stop() throws IOException, InterruptedException {
         return clusterSh(Duration.ofSeconds(90), "stop");
+    }
+
+    /**
+     * {@code cluster.sh stop}, then the check that it left nothing: it succeeded, none of {@code started} (every pid
+     * this cluster ran; the pid files' own are added) is still one of its nodes, and no pid file is left. A node the
+     * stop missed is still ended, by its pid, so that no run leaves nodes behind.
+     */
+    void stopLeavingNothing(Collection<Long> started) throws IOException, InterruptedException {
+        Set<Long> pids = new TreeSet<>(started);
+        pids.addAll(recordedPids());
+        ChildProcess.Result stop = stop();
+        List<Long> left = new ArrayList<>();
+        for (long pid : pids) {
+            if (isOurNode(pid)) {
+                left.add(pid);
+                ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+            }
+        }
+        assertEquals(0, stop.exitCode(), stop.toString());
+        assertEquals(List.of(), left, "node processes left after cluster.sh stop: " + stop);
+        assertEquals(List.of(), recordedPids(), "pid files removed");
     }
 
     /** The Kafka listener's bootstrap address, as the {@code kafka bootstrap server: HOST:PORT} line of status shows it. */
