@@ -87,7 +87,11 @@ class ReplicationThrottleTest {
 
             long bytes = follower.log(TP).size() - sizeBefore;
             assertTrue(bytes > 3_500_000, "caught up " + bytes + " bytes");
-            // The throttle counted what it let through, all of it: the follower was out of sync throughout.
+            // The throttle counted what it let through, all of it: the follower was out of sync throughout. The
+            // fetcher records an answer's bytes just after appending them, so the last answer's may land a moment
+            // after the log end is seen.
+            Awaitility.await("the throttle recorded every appended byte").atMost(Duration.ofSeconds(5))
+                    .until(() -> quota.totalRecorded() - recordedBefore, recorded -> recorded == bytes);
             assertEquals(bytes, quota.totalRecorded() - recordedBefore);
             // While the throttle holds bytes back the follower waits; it does not spin on empty answers
             // (about two fetches per replica.fetch.max.bytes of data at most).
