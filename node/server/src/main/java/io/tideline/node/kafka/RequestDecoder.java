@@ -8,6 +8,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.protocol.ObjectSerializationCache;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.RequestHeader;
 
@@ -16,8 +17,8 @@ import org.apache.kafka.common.requests.RequestHeader;
  * kafka-clients' header parser and generated request classes. Stateless.
  *
  * <ul>
- *   <li>A header that does not parse, an API key not registered, a body that does not parse at its version or
- *       bytes left after it: {@link Malformed}, and the connection closes (as Kafka closes on a request it
+ *   <li>A header that does not parse, an API key not registered, a body that does not parse at its version,
+ *       bytes left after it, or (but for Produce and Fetch) a string that does not write back: {@link Malformed}, and the connection closes (as Kafka closes on a request it
  *       cannot read; nothing of it reaches an API).</li>
  *   <li>ApiVersions at a version not served: answered at version 0 with UNSUPPORTED_VERSION and the whole table,
  *       so the client retries at a version both know (what Kafka does).</li>
@@ -71,6 +72,18 @@ final class RequestDecoder {
         }
         if (frame.hasRemaining()) {
             return new Malformed(frame.remaining() + " bytes after the " + key.name + " v" + version + " body");
+        }
+        if (key != ApiKeys.PRODUCE && key != ApiKeys.FETCH) {
+            // Bytes that are not UTF-8 read as replacement characters, so a string can come out longer than the
+            // 32767 bytes a string may take on the wire: an answer echoing it (a topic or group name) could not be
+            // written after the request had acted. Such a body is unreadable (B79). Produce and Fetch only echo
+            // names they found nothing under, so the data path skips this walk.
+            try {
+                parsed.data().size(new ObjectSerializationCache(), version);
+            } catch (RuntimeException e) {
+                return new Malformed(key.name + " v" + version + " body holds a string that cannot be written back ("
+                        + e.getMessage() + ")");
+            }
         }
         if (!apis.serves(key, version)) {
             KafkaApi api = apis.get(key).orElseThrow();

@@ -98,6 +98,7 @@ final class KafkaTarget implements AutoCloseable {
         if (socket == null) {
             open();
         }
+        String parsedAs = parsed.map(p -> p.header().apiKey() + " v" + p.header().apiVersion()).orElse("unparseable");
         try {
             socket.getOutputStream().write(frame);
             socket.getOutputStream().flush();
@@ -105,10 +106,16 @@ final class KafkaTarget implements AutoCloseable {
             // The node closed this connection before (a previous frame's answer was its last): try a fresh one.
             resetSocket();
             open();
-            socket.getOutputStream().write(frame);
-            socket.getOutputStream().flush();
+            try {
+                socket.getOutputStream().write(frame);
+                socket.getOutputStream().flush();
+            } catch (IOException closedWhileWriting) {
+                // The node read enough of this frame to refuse it and closed while the rest was being written
+                // (a size field it does not take, B79): nothing of the frame was handled.
+                resetSocket();
+                return new Result(Outcome.CLOSED_BY_NODE, permits, parsedAs);
+            }
         }
-        String parsedAs = parsed.map(p -> p.header().apiKey() + " v" + p.header().apiVersion()).orElse("unparseable");
         if (parsed.isPresent() && isAcksZeroProduce(parsed.get())) {
             permitNamed(parsed.get(), permits);
         }

@@ -133,6 +133,7 @@ class KafkaHostileFrameTest {
 
     static final short METADATA_V4 = 4;
     static final int METADATA = ApiKeys.METADATA.id;
+    static final int DELETE_TOPICS = ApiKeys.DELETE_TOPICS.id;
     static final int API_VERSIONS = ApiKeys.API_VERSIONS.id;
 
     static Stream<Named<HostileFrame>> cases() {
@@ -169,6 +170,13 @@ class KafkaHostileFrameTest {
                 frame(concat(KafkaWire.request(metadata(TOPIC, METADATA_V4), 1), bytes(7, 7, 7))), closes()));
         rows.add(row("string longer than the frame (topic name)",
                 frame(concat(header(METADATA, 4, 1, "c", false), int32(1), bytes(0x7F, 0xFF), bytes('a'))), closes()));
+        // 30,000 bytes that are not UTF-8 read as 30,000 replacement characters, 90,000 bytes when written back:
+        // more than a string may take, so no answer could echo the name. The DeleteTopics beside it names the
+        // node's topic: nothing of the request may act (B79), the topic included.
+        rows.add(row("DeleteTopics naming the topic and a name that reads longer than it can be written back",
+                frame(concat(header(DELETE_TOPICS, 3, 1, "c", false), int32(2), bytes(0, TOPIC.length()),
+                        TOPIC.getBytes(java.nio.charset.StandardCharsets.US_ASCII), bytes(0x75, 0x30),
+                        filled(30_000, 0xFF), int32(30_000))), closes()));
         AbstractRequest valid = metadata(TOPIC, METADATA_V4);
         rows.add(row("a valid request followed by garbage: answered, then closed",
                 concat(frame(KafkaWire.request(valid, 41)), frame(filled(12, 0xAB))), (wire, logs) -> {
