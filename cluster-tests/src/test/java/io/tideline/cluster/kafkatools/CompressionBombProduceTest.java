@@ -96,9 +96,7 @@ class CompressionBombProduceTest {
     @BeforeAll
     void startCluster() throws Exception {
         cluster = new ScriptCluster(REPO, dir, NODES);
-        ChildProcess.Result start = cluster.start();
-        nodePids = cluster.recordedPids();
-        assertEquals(NODES, nodePids.size(), start.toString());
+        nodePids = cluster.startAndRecordPids();
         bootstrap = cluster.kafkaBootstrap();
         Properties props = new Properties();
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);

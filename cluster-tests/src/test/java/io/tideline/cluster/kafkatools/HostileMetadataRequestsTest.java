@@ -49,9 +49,7 @@ class HostileMetadataRequestsTest {
         cluster = new ScriptCluster(REPO, dir, NODES);
         kafka = KafkaTools.fromBuild(REPO, dir, new ChildProcess(REPO, Files.createDirectories(dir.resolve("tools")),
                 Map.of()));
-        ChildProcess.Result start = cluster.start();
-        nodePids = cluster.recordedPids();
-        assertEquals(NODES, nodePids.size(), start.toString());
+        nodePids = cluster.startAndRecordPids();
         bootstrap = cluster.kafkaBootstrap();
         adminConfig = Files.writeString(dir.resolve("admin.properties"),
                 "default.api.timeout.ms=30000\nrequest.timeout.ms=15000\n");

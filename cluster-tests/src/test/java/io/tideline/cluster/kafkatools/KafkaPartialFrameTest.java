@@ -1,6 +1,5 @@
 package io.tideline.cluster.kafkatools;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.DataOutputStream;
@@ -74,9 +73,7 @@ class KafkaPartialFrameTest {
     void startCluster() throws Exception {
         cluster = new ScriptCluster(REPO, dir, NODES, Map.of("kafka.request.receive.timeout.ms",
                 String.valueOf(RECEIVE_TIMEOUT_MS)));
-        ChildProcess.Result start = cluster.start();
-        nodePids = cluster.recordedPids();
-        assertEquals(NODES, nodePids.size(), start.toString());
+        nodePids = cluster.startAndRecordPids();
     }
 
     @AfterAll

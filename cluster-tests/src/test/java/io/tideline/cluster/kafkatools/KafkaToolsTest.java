@@ -67,9 +67,7 @@ class KafkaToolsTest {
         cluster = new ScriptCluster(REPO, dir, NODES);
         kafka = KafkaTools.fromBuild(REPO, dir, new ChildProcess(REPO, Files.createDirectories(dir.resolve("tools")),
                 Map.of()));
-        ChildProcess.Result start = cluster.start();
-        nodePids = cluster.recordedPids();
-        assertEquals(NODES, nodePids.size(), start.toString());
+        nodePids = cluster.startAndRecordPids();
         bootstrap = cluster.kafkaBootstrap();
         // The admin tools' client: a call that cannot complete fails within the tool's bound, with Kafka's reason.
         adminConfig = Files.writeString(dir.resolve("admin.properties"),

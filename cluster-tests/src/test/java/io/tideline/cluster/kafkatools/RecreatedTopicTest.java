@@ -59,9 +59,7 @@ class RecreatedTopicTest {
     void startCluster() throws Exception {
         assertTrue(Files.isExecutable(REPO.resolve("scripts/cluster.sh")), "run from the cluster-tests module");
         cluster = new ScriptCluster(REPO, dir, NODES);
-        ChildProcess.Result start = cluster.start();
-        nodePids = cluster.recordedPids();
-        assertEquals(NODES, nodePids.size(), start.toString());
+        nodePids = cluster.startAndRecordPids();
     }
 
     @AfterAll

@@ -87,6 +87,14 @@ final class ScriptCluster {
         return clusterSh(Duration.ofSeconds(150), "start", String.valueOf(nodes)).assertSucceeded();
     }
 
+    /** {@link #start()}, then the pids of every node it started, checked to be one per node. */
+    List<Long> startAndRecordPids() throws IOException, InterruptedException {
+        ChildProcess.Result start = start();
+        List<Long> pids = recordedPids();
+        assertEquals(nodes, pids.size(), start.toString());
+        return pids;
+    }
+
     ChildProcess.Result stop() throws IOException, InterruptedException {
         return clusterSh(Duration.ofSeconds(90), "stop");
     }
