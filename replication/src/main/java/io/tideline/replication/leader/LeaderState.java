@@ -211,11 +211,19 @@ public final class LeaderState {
      * The controller committed a new assignment under the same leader epoch (a reassignment added or
      * removed replicas). Known followers keep their state; a new one starts unknown and out of the ISR.
      *
+     * <p>The assignment may come at the partition epoch this leader already has: the controller answers the
+     * AlterPartition whose ISR completes a reassignment with the completed state, whose ISR and epoch the
+     * leader takes at once, and the replicas follow with the metadata. A pending change made since at that
+     * epoch stays pending unless it adds a replica the assignment no longer has: the controller refuses an ISR
+     * outside the replicas, so that one can never commit, and kept it would hold the high watermark at a
+     * replica that no longer fetches (docs/behaviours.md B154).
+     *
      * @return whether the high watermark advanced (a removed laggard can unblock it)
      */
     public boolean onAssignmentCommitted(List<Integer> newReplicas, List<Integer> newIsr, int newPartitionEpoch,
                                          long nowMs) {
-        if (newPartitionEpoch <= partitionEpoch) {
+        if (newPartitionEpoch < partitionEpoch
+                || (newPartitionEpoch == partitionEpoch && newReplicas.equals(replicas))) {
             return false;
         }
         if (!newReplicas.contains(localBrokerId) || !newReplicas.containsAll(newIsr)) {
@@ -229,9 +237,12 @@ public final class LeaderState {
                 followers.put(replica, new FollowerState(replica, newIsr.contains(replica) ? nowMs : 0L));
             }
         }
+        boolean sameEpoch = newPartitionEpoch == partitionEpoch;
         isr = List.copyOf(newIsr);
         partitionEpoch = newPartitionEpoch;
-        pendingIsrChange = null;
+        if (!sameEpoch || (pendingIsrChange != null && !replicas.containsAll(pendingIsrChange.newIsr()))) {
+            pendingIsrChange = null;
+        }
         return maybeAdvanceHighWatermark();
     }
 

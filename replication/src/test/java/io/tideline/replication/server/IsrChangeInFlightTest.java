@@ -220,6 +220,64 @@ class IsrChangeInFlightTest {
         assertNoCommittedMemberBelowTheHighWatermark();
     }
 
+    /**
+     * Replica 3 is being replaced by replica 4 (replicas [1, 2, 3, 4], ISR [1, 2, 3], partition epoch 1). Replica 4 catches up, and
+     * the controller answers the expansion with the completed move: ISR [1, 2, 4] at partition epoch 2. Replica
+     * 3, which does not know yet, fetches again; then the metadata of epoch 2 brings the replicas [1, 2, 4]
+     * (docs/behaviours.md B154).
+     */
+    private void moveCompletedByTheAnswerBeforeItsMetadata() {
+        followerEnd.put(4, 0L);
+        manager.applyPartitionState(new LeaderAndIsr(TP, "id-orders", LEADER, 0, 1, List.of(1, 2, 3, 4),
+                List.of(1, 2, 3)), PartitionSettings.defaults());
+        manager.appendRecords(Map.of(TP, TestBatches.of(10, time.milliseconds())), 1, 30_000);
+        fetchAt(2, 10);
+        fetchAt(3, 10);
+        assertEquals(10, highWatermark());
+        fetchAt(4, 10);
+        Sent expansion = sent.get(sent.size() - 1);
+        assertEquals(List.of(1, 2, 3, 4), expansion.proposal().newIsr());
+        expansion.answer().complete(IsrChangeResult.committed(List.of(1, 2, 4), 2));
+        assertEquals(List.of(1, 2, 4), manager.partition(TP).orElseThrow().isr());
+    }
+
+    @Test
+    void aRemovedReplicaProposedBackBeforeTheMetadataDoesNotHoldTheHighWatermark() {
+        moveCompletedByTheAnswerBeforeItsMetadata();
+        int before = sent.size();
+        fetchAt(3, 10); // replica 3 is still a follower here: the replicas come with the metadata
+        if (sent.size() > before) {
+            assertEquals(List.of(1, 2, 4, 3), sent.get(before).proposal().newIsr());
+            sent.get(before).answer().complete(IsrChangeResult.refused(Errors.INVALID_REQUEST));
+        }
+        manager.applyPartitionState(new LeaderAndIsr(TP, "id-orders", LEADER, 0, 2, List.of(1, 2, 4),
+                List.of(1, 2, 4)), PartitionSettings.defaults());
+        int afterMetadata = sent.size();
+
+        manager.appendRecords(Map.of(TP, TestBatches.of(10, time.milliseconds())), 1, 30_000);
+        fetchAt(2, 20);
+        fetchAt(4, 20);
+        assertEquals(20, highWatermark(), "replica 3 left the replicas: nothing of it holds the high watermark");
+        fetchAt(3, 20);
+        time.advance(3 * ISR_CHANGE_TIMEOUT_MS);
+        assertEquals(afterMetadata, sent.size(), "nothing proposes replica 3 again, or sends the refused change");
+    }
+
+    @Test
+    void theMetadataAtTheAnsweredEpochStillBringsTheNewReplicas() {
+        moveCompletedByTheAnswerBeforeItsMetadata();
+        manager.applyPartitionState(new LeaderAndIsr(TP, "id-orders", LEADER, 0, 2, List.of(1, 2, 4),
+                List.of(1, 2, 4)), PartitionSettings.defaults());
+        int before = sent.size();
+
+        manager.appendRecords(Map.of(TP, TestBatches.of(10, time.milliseconds())), 1, 30_000);
+        fetchAt(3, 20); // a last fetch of the removed replica
+        fetchAt(2, 20);
+        fetchAt(4, 20);
+        assertEquals(before, sent.size(), "replica 3 is no follower any more: it is never proposed");
+        assertEquals(20, highWatermark());
+    }
+
     private void fetchAt(int replica, long offset) {
         followerEnd.put(replica, offset);
         long logStart = manager.log(TP).orElseThrow().logStartOffset();
