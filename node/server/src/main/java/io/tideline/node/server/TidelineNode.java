@@ -261,12 +261,13 @@ public final class TidelineNode implements AutoCloseable {
                 .maxConcurrentCallsPerConnection(config.maxConcurrentCallsPerConnection())
                 .flowControlWindow(config.flowControlWindowBytes())
                 .intercept(requestMemory)
-                .addService(new ClientApiService(id, nodeConfig.clusterId(), this::image, replicaManager,
-                        () -> quorumLeaderId(), producerIdInitializer))
-                .addService(adminService)
-                .addService(new ReplicaFetchGrpcService(replicaManager))
-                .addService(health.service())
-                .addService(ProtoReflectionServiceV1.newInstance())
+                // Bytes that are not a method's message get INVALID_ARGUMENT, not UNKNOWN (docs/behaviours.md B164).
+                .addService(TypedRequestParsing.of(new ClientApiService(id, nodeConfig.clusterId(), this::image,
+                        replicaManager, () -> quorumLeaderId(), producerIdInitializer)))
+                .addService(TypedRequestParsing.of(adminService))
+                .addService(TypedRequestParsing.of(new ReplicaFetchGrpcService(replicaManager)))
+                .addService(TypedRequestParsing.of(health.service()))
+                .addService(TypedRequestParsing.of(ProtoReflectionServiceV1.newInstance()))
                 .build()
                 .start();
         // host:port, not InetSocketAddress.toString()'s "/127.0.0.1:9092".

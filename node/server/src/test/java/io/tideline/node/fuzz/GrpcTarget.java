@@ -62,13 +62,26 @@ final class GrpcTarget {
     record Result(Status.Code status, String statusDescription, LogOracle.Permits permits, boolean requestParsed,
                   String untypedError) {
         /**
-         * {@code untypedError}: an answer that is not a typed error (UNKNOWN_SERVER_ERROR, gRPC UNKNOWN), or null.
-         * Bytes that are not the method's message at all get grpc-java's own UNKNOWN ("Application error processing
-         * RPC"): the call fails before any Tideline code runs, so that one is not held against the node.
+         * {@code untypedError}: an answer that is not a typed error (UNKNOWN_SERVER_ERROR, gRPC UNKNOWN), or one
+         * call of bytes that are not its method's message not ended INVALID_ARGUMENT (docs/behaviours.md B164);
+         * else null. A stream may end otherwise when a request before the unparsable one already ended it.
          */
-        Result(Status.Code status, String statusDescription, LogOracle.Permits permits, boolean requestParsed) {
-            this(status, statusDescription, permits, requestParsed, status == Status.Code.UNKNOWN && requestParsed
-                    ? "gRPC status UNKNOWN (the handler threw): " + statusDescription : null);
+        Result(Status.Code status, String statusDescription, LogOracle.Permits permits, boolean requestParsed,
+               boolean unary) {
+            this(status, statusDescription, permits, requestParsed,
+                    untyped(status, statusDescription, requestParsed, unary));
+        }
+
+        private static String untyped(Status.Code status, String description, boolean parsed, boolean unary) {
+            if (status == Status.Code.UNKNOWN) {
+                return "gRPC status UNKNOWN: " + description;
+            }
+            if (!parsed && unary && status != Status.Code.INVALID_ARGUMENT && status != Status.Code.DEADLINE_EXCEEDED
+                    && status != Status.Code.RESOURCE_EXHAUSTED) {
+                return "bytes that are not the method's message ended " + status + " (" + description
+                        + "), not INVALID_ARGUMENT";
+            }
+            return null;
         }
     }
 
@@ -133,13 +146,14 @@ final class GrpcTarget {
             try {
                 byte[] answer = ClientCalls.blockingUnaryCall(channel, method.bytes(), options, requests.get(0));
                 readPermits(method, answer, permits);
-                return new Result(Status.Code.OK, "", permits, parsed, unknownServerError(method, answer));
+                return new Result(Status.Code.OK, "", permits, parsed, parsed ? unknownServerError(method, answer)
+                        : "bytes that are not the method's message were answered OK, not INVALID_ARGUMENT");
             } catch (StatusRuntimeException e) {
                 if (e.getStatus().getCode() == Status.Code.DEADLINE_EXCEEDED) {
                     parsedRequests.forEach(m -> permitNamed(method, m, permits)); // its outcome is unknown
                 }
                 return new Result(e.getStatus().getCode(), String.valueOf(e.getStatus().getDescription()), permits,
-                        parsed);
+                        parsed, true);
             }
         }
         CountDownLatch done = new CountDownLatch(1);
@@ -165,9 +179,9 @@ final class GrpcTarget {
         out.onCompleted();
         if (!done.await(deadlineMs + 2_000L, TimeUnit.MILLISECONDS)) {
             return new Result(Status.Code.DEADLINE_EXCEEDED, "the stream did not end after its deadline", permits,
-                    parsed);
+                    parsed, false);
         }
-        return new Result(end[0].getCode(), String.valueOf(end[0].getDescription()), permits, parsed);
+        return new Result(end[0].getCode(), String.valueOf(end[0].getDescription()), permits, parsed, false);
     }
 
     /** Where an answer carries UNKNOWN_SERVER_ERROR in any {@code error_code} field, a description of it. */
