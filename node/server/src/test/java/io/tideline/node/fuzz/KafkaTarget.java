@@ -133,6 +133,10 @@ final class KafkaTarget implements AutoCloseable {
             parsed.ifPresent(p -> permitNamed(p, permits)); // its outcome is unknown: it may still complete
             return new Result(Outcome.NO_ANSWER, permits, parsedAs);
         } catch (IOException e) {
+            // A frame that parsed may have been handled before the node closed the connection: bytes after its
+            // declared size are read as the next frame, and an unreadable one closes the connection whether or
+            // not the first one's answer went out. Its outcome is unknown, as an unanswered one's.
+            parsed.ifPresent(p -> permitNamed(p, permits));
             resetSocket();
             return new Result(Outcome.CLOSED_BY_NODE, permits, parsedAs);
         }

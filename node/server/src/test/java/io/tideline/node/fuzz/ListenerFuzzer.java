@@ -356,8 +356,8 @@ final class ListenerFuzzer implements AutoCloseable {
         List<NewTopic> missing = fixtures.entrySet().stream().filter(e -> !present.contains(e.getKey()))
                 .map(e -> ApiTestSupport.newTopic(e.getKey(), e.getValue(), 1, Map.of())).toList();
         if (!missing.isEmpty()) {
-            // The old topic's logs go first: a log carries no topic id, so one of the old topic still on disk when
-            // the new one is created would read, to the oracle, as a log of the new topic disappearing.
+            // The old topic's logs go first: the oracle knows a log by its partition's name, so one of the old
+            // topic still there when the new one is made would read as the new topic's log going back.
             Set<String> names = new HashSet<>();
             missing.forEach(t -> names.add(t.getName()));
             Awaitility.await("the deleted fixtures' logs are gone").atMost(Duration.ofSeconds(30))
