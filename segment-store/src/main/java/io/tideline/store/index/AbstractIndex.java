@@ -19,10 +19,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * segment is preallocated to {@code maxIndexSize} (so appends never grow the file) and trimmed to its
  * entries when the segment is closed, which is what Kafka's tools expect to find.
  *
- * <p>Disk faults (docs/behaviours.md B142): the preallocated space is written with zeros, not left a hole,
- * so the file system allocates its blocks when the index is created, where a full disk is an IOException.
- * A hole would be allocated by the first store into the mapping, and a full disk or an I/O error there is a
- * SIGBUS. HotSpot does not raise that where it happens: it skips the faulting instruction (a load reads
+ * <p>Disk faults (docs/behaviours.md B142): no store into the mapping may land in a hole. The preallocated length
+ * is sparse, as Kafka's is, but the blocks ahead of the entries are written with zeros through the file, one
+ * {@link #ALLOCATION_CHUNK_BYTES} chunk at a time (the first when the index is opened for writing, the next when
+ * an entry reaches it), so the file system allocates them where a full disk is an IOException. A hole would be
+ * allocated by the first store into the mapping, and a full disk or an I/O error there is a SIGBUS. HotSpot does not raise that where it happens: it skips the faulting instruction (a load reads
  * garbage) and raises an {@link InternalError} at the thread's next transition into the VM, which may be
  * after the index call returned. So the fault is prevented rather than caught; an InternalError that does
  * surface inside these methods, or inside the log's append and read, becomes KAFKA_STORAGE_ERROR, which takes
@@ -35,6 +36,14 @@ import java.util.concurrent.locks.ReentrantLock;
  * the disk blocks of a deleted index file allocated.
  */
 public abstract class AbstractIndex implements AutoCloseable {
+    /**
+     * Bytes written ahead of the entries at a time (B142). Writing the whole preallocation instead cost a new
+     * partition about 6 MiB of zeros at the default segment.bytes (its two indexes sized for a 1 GiB segment),
+     * gigabytes for a topic of a thousand partitions on one broker; a chunk is 2,048 offset-index entries, about
+     * 8 MiB of log at the default index.interval.bytes.
+     */
+    static final int ALLOCATION_CHUNK_BYTES = 16 * 1024;
+
     private final ReentrantLock lock = new ReentrantLock();
     private final long baseOffset;
     private final int maxIndexSize;
@@ -44,6 +53,8 @@ public abstract class AbstractIndex implements AutoCloseable {
     private int entries;
     private boolean closed;
     private boolean invalidTail;
+    /** Bytes from the start of the file whose blocks are known to be allocated (written). Guarded by lock. */
+    private long allocatedBytes;
 
     protected AbstractIndex(Path file, long baseOffset, int maxIndexSize, boolean writable) throws IOException {
         this.file = file;
@@ -56,7 +67,7 @@ public abstract class AbstractIndex implements AutoCloseable {
                 // New, or a trimmed index reopened as the active segment's: preallocate so appends fit. A new
                 // index of a closed segment (a missing one, about to be rebuilt) starts empty: its rebuild sizes
                 // it to what the segment's bytes need, rather than segment.index.bytes written here (B142).
-                allocate(raf, roundDown(Math.max(maxIndexSize, raf.length())));
+                raf.setLength(roundDown(Math.max(maxIndexSize, raf.length())));
             }
             long length = raf.length();
             int candidates = newlyCreated ? 0 : (int) (Math.min(originalLength, Integer.MAX_VALUE) / entrySize());
@@ -76,27 +87,57 @@ public abstract class AbstractIndex implements AutoCloseable {
             invalidTail = valid < candidates || originalLength % entrySize() != 0;
             entries = valid;
             mmap.position(entries * entrySize());
+            // The valid entries were written; past them, a reopened file may have holes (Kafka preallocates
+            // sparse), so its space is written again from there.
+            allocatedBytes = (long) entries * entrySize();
+            if (writable) {
+                try {
+                    allocateAhead(raf, allocatedBytes + 1);
+                } catch (IOException e) {
+                    MappedBuffers.unmap(mmap);
+                    throw e;
+                }
+            }
         }
     }
 
     /**
-     * Grows the file to {@code length} by writing zeros after its end, so that its blocks are allocated now
-     * (B142); {@link RandomAccessFile#setLength} alone would leave a hole, allocated at the first store into the
-     * mapping. Shrinking needs no allocation.
+     * Makes sure the blocks of the first {@code needed} bytes of the mapping are allocated, writing zeros through
+     * {@code raf} for the next chunk (at least up to {@code needed}, at most to the mapping's end) when they are
+     * not (B142). Under the lock, or from the constructor.
      */
-    private static void allocate(RandomAccessFile raf, long length) throws IOException {
-        long position = raf.length();
-        if (length <= position) {
-            raf.setLength(length);
+    private void allocateAhead(RandomAccessFile raf, long needed) throws IOException {
+        long end = mmap.limit();
+        if (needed <= allocatedBytes || allocatedBytes >= end) {
             return;
         }
+        long target = Math.min(end, Math.max(needed, allocatedBytes + ALLOCATION_CHUNK_BYTES));
         FileChannel channel = raf.getChannel();
-        ByteBuffer zeros = ByteBuffer.allocate((int) Math.min(64 * 1024, length - position));
-        while (position < length) {
-            zeros.clear().limit((int) Math.min(zeros.capacity(), length - position));
+        ByteBuffer zeros = ByteBuffer.allocate((int) Math.min(ALLOCATION_CHUNK_BYTES, target - allocatedBytes));
+        long position = allocatedBytes;
+        while (position < target) {
+            zeros.clear().limit((int) Math.min(zeros.capacity(), target - position));
             while (zeros.hasRemaining()) {
                 position += channel.write(zeros, position);
             }
+        }
+        allocatedBytes = target;
+    }
+
+    /**
+     * Called by an append before it stores the entry that ends at byte {@code entryEnd}, under the lock: writes
+     * the next chunk of the file when the entry would reach past the allocated blocks. A full disk or an I/O
+     * error here is KAFKA_STORAGE_ERROR, raised before the store, so the entry is not written.
+     */
+    protected final void allocateFor(long entryEnd) {
+        if (entryEnd <= allocatedBytes) {
+            return;
+        }
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+            allocateAhead(raf, entryEnd);
+        } catch (IOException e) {
+            throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Allocating space for the index " + file
+                    + " failed: " + e.getMessage(), e);
         }
     }
 
@@ -243,8 +284,6 @@ public abstract class AbstractIndex implements AutoCloseable {
             }
             int position = mmap.position();
             try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
-                // Blocks first, while the old mapping is still in use: a full disk fails here and changes nothing.
-                allocate(raf, Math.max(rounded, raf.length()));
                 // No force (msync) first: unmapping a shared mapping leaves its dirty pages in the page
                 // cache, where the segment's next flush finds them. Forcing here was a synchronous write
                 // of the index (about a journal commit each) on every roll, inside the append.
@@ -261,6 +300,8 @@ public abstract class AbstractIndex implements AutoCloseable {
             maxEntries = rounded / entrySize();
             entries = Math.min(entries, maxEntries);
             mmap.position(Math.min(position, entries * entrySize()));
+            // Growing leaves a sparse tail, written a chunk at a time as entries reach it (B142).
+            allocatedBytes = Math.min(allocatedBytes, rounded);
         } finally {
             lock.unlock();
         }

@@ -54,6 +54,7 @@ public final class OffsetIndex extends AbstractIndex {
             if (n > 0 && relative <= mmap().getInt((n - 1) * ENTRY_SIZE)) {
                 throw new IllegalArgumentException("offset " + offset + " is not above the last entry of " + file());
             }
+            allocateFor((long) (n + 1) * ENTRY_SIZE);
             mmap().putInt(n * ENTRY_SIZE, relative);
             mmap().putInt(n * ENTRY_SIZE + 4, position);
             setEntriesUnlocked(n + 1);

@@ -76,6 +76,7 @@ public final class TimeIndex extends AbstractIndex {
                     return;
                 }
             }
+            allocateFor((long) (n + 1) * ENTRY_SIZE);
             mmap().putLong(n * ENTRY_SIZE, timestamp);
             mmap().putInt(n * ENTRY_SIZE + 8, relative);
             setEntriesUnlocked(n + 1);
