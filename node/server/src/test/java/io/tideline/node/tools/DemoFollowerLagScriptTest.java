@@ -46,8 +46,9 @@ class DemoFollowerLagScriptTest {
 
     @Test
     void theFollowerFallsPastRetentionFailsAndIsHealedByAReassignmentAndARebuild() throws Exception {
-        // The script puts clients at base+90+i, quorum at base+190+i and metrics at base+290+i.
-        int base = Ports.base(NODES, 90, 190, 290);
+        // The script puts clients at base+90+i, quorum at base+190+i, metrics at base+290+i and Kafka's protocol
+        // at base+390+i.
+        int base = Ports.base(NODES, 90, 190, 290, 390);
         Path output = dir.resolve("demo.out");
         ProcessBuilder pb = new ProcessBuilder("bash", REPO.resolve("scripts/demo-follower-lag.sh").toString())
                 .directory(REPO.toFile()).redirectErrorStream(true).redirectOutput(output.toFile());
