@@ -394,6 +394,12 @@ public final class LogManager implements AutoCloseable {
      * @return the partitions that were in it (empty if it was offline already)
      */
     public List<TopicPartition> markLogDirOffline(Path dir, String reason) {
+        if (Thread.currentThread().isInterrupted()) {
+            // An interrupted thread's file I/O fails (ClosedByInterruptException) whatever the disk does: it is
+            // the node stopping, not a disk fault (B146). A real fault is found again at the next start.
+            log.warn("Not taking log dir {} offline for a failure on an interrupted thread: {}", dir, reason);
+            return List.of();
+        }
         List<TopicPartition> lost = takeOffline(dir, reason);
         if (lost == null) {
             return List.of();
@@ -590,6 +596,10 @@ public final class LogManager implements AutoCloseable {
                 file.write(offsets);
             }
             return true;
+        } catch (java.nio.channels.ClosedByInterruptException e) {
+            // The node is stopping and interrupted this thread (B146): the stop writes the checkpoints again.
+            log.warn("Writing {} was interrupted; it is not written, and log dir {} stays online", file, dir.path);
+            return false;
         } catch (IOException | java.io.UncheckedIOException e) {
             log.error("Writing {} failed; taking log dir {} offline", file, dir.path, e);
             // Outside the dir's lock: taking a dir offline takes the manager's, and close() holds that one

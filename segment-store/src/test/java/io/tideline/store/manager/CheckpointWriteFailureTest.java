@@ -105,6 +105,28 @@ class CheckpointWriteFailureTest {
         assertFalse(Files.exists(logDir().resolve(LogFileNames.CLEAN_SHUTDOWN_MARKER)));
     }
 
+    /**
+     * A node that stops interrupts its metadata publisher, which may be writing a checkpoint (it deletes a log);
+     * the interrupted write fails with ClosedByInterruptException, and that is no disk fault (B146).
+     */
+    @Test
+    void aCheckpointWriteOnAnInterruptedThreadLeavesTheDirOnlineAndTheStopWritesItAndTheMarker() throws IOException {
+        LogManager manager = start();
+        append(manager.getOrCreateLog(TP, Map.of()), 10);
+
+        Thread.currentThread().interrupt();
+        try {
+            manager.checkpointRecoveryPointsAndHighWatermarks();
+        } finally {
+            assertTrue(Thread.interrupted(), "the interrupt is kept");
+        }
+
+        assertEquals(Set.of(), manager.offlineLogDirs());
+        assertEquals(List.of(), offlineReports);
+        stop(manager);
+        assertTrue(Files.exists(logDir().resolve(LogFileNames.CLEAN_SHUTDOWN_MARKER)));
+    }
+
     @Test
     void aCheckpointFailingAtTheCleanStopLeavesNoMarker() throws IOException {
         LogManager manager = start();
