@@ -409,8 +409,15 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter {
             parts = ResponseEncoder.encode(ctx.alloc(), a.header.correlationId(),
                     a.header.apiKey().responseHeaderVersion(a.version), a.body, a.version);
         } catch (RuntimeException e) {
-            log.error("Closing Kafka connection from {}: the {} v{} answer could not be written", peer,
-                    a.header.apiKey().name, a.version, e);
+            if (String.valueOf(e.getMessage()).endsWith("is too long to be serialized")) {
+                // A Produce or Fetch echoes a name it found nothing under; bytes that are not UTF-8 read as
+                // replacement characters, longer written back than a string may be (B79, B165): the peer's doing.
+                log.warn("Closing Kafka connection from {}: the {} v{} answer would echo a string longer than "
+                        + "Kafka's protocol carries ({})", peer, a.header.apiKey().name, a.version, e.getMessage());
+            } else {
+                log.error("Closing Kafka connection from {}: the {} v{} answer could not be written", peer,
+                        a.header.apiKey().name, a.version, e);
+            }
             close();
             return false;
         }

@@ -217,7 +217,42 @@ class KafkaHostileFrameTest {
         rows.add(refusedProduce("magic 1 batch", RecordBatchFrames.legacy((byte) 1), Errors.CORRUPT_MESSAGE));
         rows.add(refusedProduce("control batch from a client", RecordBatchFrames.controlBatch(), Errors.INVALID_RECORD));
         rows.add(refusedProduce("empty records field", RecordBatchFrames.empty(), Errors.INVALID_RECORD));
+        // Error messages quote what the request named; they are bounded so that the answer fits (B165).
+        org.apache.kafka.common.requests.DescribeGroupsRequest describe =
+                new org.apache.kafka.common.requests.DescribeGroupsRequest.Builder(
+                        new org.apache.kafka.common.message.DescribeGroupsRequestData()
+                                .setGroups(List.of("g".repeat(32_760)))).build((short) 6);
+        rows.add(row("DescribeGroups of a 32,760-character group id: GROUP_ID_NOT_FOUND, its message bounded to fit",
+                frame(KafkaWire.request(describe, 10)), answers(KafkaWire.headerOf(describe, 10), r -> {
+                    var group = ((org.apache.kafka.common.requests.DescribeGroupsResponse) r).data().groups().get(0);
+                    assertEquals(Errors.GROUP_ID_NOT_FOUND.code(), group.errorCode(), group.toString());
+                    assertTrue(group.errorMessage().length() <= ErrorMessages.MAX_CHARS, group.errorMessage());
+                })));
+        // A Produce is not walked for such names (B79): its answer would echo the name, so the node closes with
+        // one WARN line, no stack trace (B165).
+        AbstractRequest longName = RecordBatchFrames.produce("a".repeat(30_000), 0, RecordBatchFrames.validBatch());
+        byte[] produceBytes = KafkaWire.request(longName, 11);
+        int at = indexOf(produceBytes, "a".repeat(30_000).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        Arrays.fill(produceBytes, at, at + 30_000, (byte) 0xFF);
+        rows.add(row("Produce naming a topic in 30,000 bytes that are not UTF-8: closed with one WARN line",
+                frame(produceBytes), (wire, logs) -> {
+                    closes().verify(wire, logs);
+                    assertEquals(List.of(), logs.errorsAndStackTraces());
+                }));
         return rows.stream();
+    }
+
+    private static int indexOf(byte[] haystack, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= haystack.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (haystack[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        throw new IllegalArgumentException("not found");
     }
 
     private static int produceCorrelation = 100;

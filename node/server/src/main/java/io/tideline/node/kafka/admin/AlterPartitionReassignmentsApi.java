@@ -1,5 +1,6 @@
 package io.tideline.node.kafka.admin;
 
+import io.tideline.node.kafka.ErrorMessages;
 import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.node.metadata.MetadataImage;
@@ -56,7 +57,7 @@ final class AlterPartitionReassignmentsApi extends AbstractKafkaApi {
                 if (refused != null) {
                     order.add(new Slot(t.name(), p.partitionIndex(), new ReassignablePartitionResponse()
                             .setPartitionIndex(p.partitionIndex()).setErrorCode(Errors.INVALID_REPLICATION_FACTOR.code())
-                            .setErrorMessage(refused), -1));
+                            .setErrorMessage(ErrorMessages.bounded(refused)), -1));
                     continue;
                 }
                 ReassignPartition.Builder item = ReassignPartition.newBuilder().setTopic(t.name())

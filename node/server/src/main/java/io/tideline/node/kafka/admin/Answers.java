@@ -1,5 +1,6 @@
 package io.tideline.node.kafka.admin;
 
+import io.tideline.node.kafka.ErrorMessages;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Errors;
 
@@ -15,12 +16,13 @@ final class Answers {
 
     /** Kafka's responses carry null, not "", when there is no message. */
     static String message(String ours) {
-        return ours == null || ours.isEmpty() ? null : ours;
+        return ours == null || ours.isEmpty() ? null : ErrorMessages.bounded(ours);
     }
 
     /** The message of an error answer: ours when there is one, else Kafka's default for the code. */
     static String messageOrDefault(int code, String ours) {
-        return code == 0 ? null : ours == null || ours.isEmpty() ? Errors.forCode((short) code).message() : ours;
+        return code == 0 ? null : ours == null || ours.isEmpty() ? Errors.forCode((short) code).message()
+                : ErrorMessages.bounded(ours);
     }
 
     /** Our topic ids are Kafka's Uuid strings (URL-safe base64 of 16 bytes); an empty one is the zero id. */
@@ -37,6 +39,6 @@ final class Answers {
 
     static String message(Throwable e) {
         Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
-        return cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
+        return cause.getMessage() == null ? cause.getClass().getSimpleName() : ErrorMessages.bounded(cause.getMessage());
     }
 }

@@ -1,5 +1,6 @@
 package io.tideline.node.kafka.admin;
 
+import io.tideline.node.kafka.ErrorMessages;
 import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.proto.admin.CreatePartitionsRequest;
@@ -68,7 +69,7 @@ final class CreatePartitionsApi extends AbstractKafkaApi {
                 CreatePartitionsTopicResult item = new CreatePartitionsTopicResult().setName(t.name());
                 TopicResult result = byName.get(t.name());
                 if (refused.containsKey(t.name())) {
-                    item.setErrorCode(Errors.INVALID_REQUEST.code()).setErrorMessage(refused.get(t.name()));
+                    item.setErrorCode(Errors.INVALID_REQUEST.code()).setErrorMessage(ErrorMessages.bounded(refused.get(t.name())));
                 } else if (e != null || result == null) {
                     item.setErrorCode(Errors.UNKNOWN_SERVER_ERROR.code())
                             .setErrorMessage(e != null ? Answers.message(e) : "the controller's answer does not name this topic");

@@ -1,5 +1,6 @@
 package io.tideline.node.kafka.admin;
 
+import io.tideline.node.kafka.ErrorMessages;
 import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.proto.admin.Assignment;
@@ -71,7 +72,7 @@ final class CreateTopicsApi extends AbstractKafkaApi {
             }
             if (problem != null) {
                 refused.put(t.name(), new CreatableTopicResult().setName(t.name()).setErrorCode(error.code())
-                        .setErrorMessage(problem));
+                        .setErrorMessage(ErrorMessages.bounded(problem)));
                 continue;
             }
             NewTopic topic = newTopic(t);

@@ -1,5 +1,6 @@
 package io.tideline.node.kafka.admin;
 
+import io.tideline.node.kafka.ErrorMessages;
 import io.tideline.common.config.ConfigDef;
 import io.tideline.node.config.DynamicBrokerConfigs;
 import io.tideline.node.kafka.AbstractKafkaApi;
@@ -147,7 +148,7 @@ final class DescribeConfigsApi extends AbstractKafkaApi {
 
     private static DescribeConfigsResult error(DescribeConfigsResource resource, Errors error, String message) {
         return new DescribeConfigsResult().setResourceType(resource.resourceType())
-                .setResourceName(resource.resourceName()).setErrorCode(error.code()).setErrorMessage(message)
+                .setResourceName(resource.resourceName()).setErrorCode(error.code()).setErrorMessage(ErrorMessages.bounded(message))
                 .setConfigs(new ArrayList<>());
     }
 }

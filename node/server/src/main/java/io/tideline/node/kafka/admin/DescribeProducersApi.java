@@ -1,5 +1,6 @@
 package io.tideline.node.kafka.admin;
 
+import io.tideline.node.kafka.ErrorMessages;
 import io.tideline.common.TopicPartition;
 import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
@@ -82,6 +83,6 @@ public final class DescribeProducersApi extends AbstractKafkaApi {
     }
 
     private static PartitionResponse error(PartitionResponse answer, Errors error, String message) {
-        return answer.setErrorCode(error.code()).setErrorMessage(message);
+        return answer.setErrorCode(error.code()).setErrorMessage(ErrorMessages.bounded(message));
     }
 }

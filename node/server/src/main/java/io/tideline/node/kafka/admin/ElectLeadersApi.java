@@ -1,5 +1,6 @@
 package io.tideline.node.kafka.admin;
 
+import io.tideline.node.kafka.ErrorMessages;
 import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.proto.admin.ElectLeadersPartition;
@@ -58,7 +59,7 @@ final class ElectLeadersApi extends AbstractKafkaApi {
                 Map<String, ReplicaElectionResult> topics = new LinkedHashMap<>();
                 for (ElectLeadersPartition p : sent.getPartitionsList()) {
                     add(topics, p.getTopic(), new PartitionResult().setPartitionId(p.getPartition()).setErrorCode(code)
-                            .setErrorMessage(message));
+                            .setErrorMessage(ErrorMessages.bounded(message)));
                 }
                 return out.setReplicaElectionResults(new ArrayList<>(topics.values()));
             }

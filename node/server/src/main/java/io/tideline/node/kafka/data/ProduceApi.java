@@ -1,5 +1,6 @@
 package io.tideline.node.kafka.data;
 
+import io.tideline.node.kafka.ErrorMessages;
 import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
 import io.tideline.node.api.RequestChecks;
@@ -175,7 +176,7 @@ public final class ProduceApi extends AbstractKafkaApi {
             p.setLogStartOffset(logStartOffset);
         }
         if (version >= 8 && error != Errors.NONE) {
-            p.setErrorMessage(message);
+            p.setErrorMessage(ErrorMessages.bounded(message));
         }
         // Kafka's hint (KIP-951): the producer retries against the new leader without a metadata round trip.
         if (version >= 10 && (error == Errors.NOT_LEADER_OR_FOLLOWER || error == Errors.FENCED_LEADER_EPOCH)) {

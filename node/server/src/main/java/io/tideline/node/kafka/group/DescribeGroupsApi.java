@@ -1,5 +1,6 @@
 package io.tideline.node.kafka.group;
 
+import io.tideline.node.kafka.ErrorMessages;
 import io.tideline.common.errors.Errors;
 import io.tideline.node.group.GroupAdmin;
 import io.tideline.node.group.GroupCoordinator;
@@ -32,7 +33,7 @@ final class DescribeGroupsApi extends AbstractKafkaApi {
                     .setProtocolType("").setProtocolData("").setGroupState("Dead").setErrorCode(d.error().code());
             if (d.error() == Errors.NONE && d.summary().isEmpty()) {
                 if (request.version() >= 6) {
-                    g.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()).setErrorMessage("Group " + id + " not found.");
+                    g.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()).setErrorMessage(ErrorMessages.bounded("Group " + id + " not found."));
                 }
             } else if (d.summary().isPresent()) {
                 GroupAdmin.Summary s = d.summary().get();
