@@ -23,9 +23,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * is sparse, as Kafka's is, but the blocks ahead of the entries are written with zeros through the file, one
  * {@link #ALLOCATION_CHUNK_BYTES} chunk at a time (the first when the index is opened for writing, the next when
  * an entry reaches it), so the file system allocates them where a full disk is an IOException. A hole would be
- * allocated by the first store into the mapping, and a full disk or an I/O error there is a SIGBUS. HotSpot does not raise that where it happens: it skips the faulting instruction (a load reads
- * garbage) and raises an {@link InternalError} at the thread's next transition into the VM, which may be
- * after the index call returned. So the fault is prevented rather than caught; an InternalError that does
+ * allocated by the first store into the mapping, and a full disk or an I/O error there is a SIGBUS. HotSpot
+ * does not raise that where it happens: it skips the faulting instruction (a load reads garbage) and raises
+ * an {@link InternalError} at the thread's next transition into the VM, which may be after the index call
+ * returned. So the fault is prevented rather than caught; an InternalError that does
  * surface inside these methods, or inside the log's append and read, becomes KAFKA_STORAGE_ERROR, which takes
  * the log dir offline like any failed write. Faults that writing the blocks cannot prevent (a file truncated
  * under the mapping by another process, a device error on a page-in) remain a known gap (docs/storage.md).
