@@ -129,7 +129,7 @@ final class ListenerFuzzer implements AutoCloseable {
                 + methods.size());
         long started = System.nanoTime();
         try (KafkaTarget kafka = new KafkaTarget(node.kafkaPort().orElseThrow(), s.answerWaitMs(), node::image,
-                node.kafkaApis().orElseThrow())) {
+                node.kafkaApis().orElseThrow()); ErrorLogOracle errorLog = new ErrorLogOracle()) {
             GrpcTarget grpc = new GrpcTarget(channel, s.answerWaitMs());
             LogOracle.Permits carried = new LogOracle.Permits();
             int unhealthyInARow = 0;
@@ -154,6 +154,7 @@ final class ListenerFuzzer implements AutoCloseable {
                 if (unhealthy != null) {
                     problems.add(unhealthy);
                 }
+                errorLog.drain().forEach(line -> problems.add("the node logged at ERROR: " + line));
                 r.afterHealthCheck().run();
                 LogOracle.Permits permits = new LogOracle.Permits();
                 permits.addAll(r.permits());
