@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Apache Kafka 4.4.0's own tools, unchanged, against a 3-node {@code scripts/cluster.sh} cluster through its Kafka
- * listener: what an operator runs on day one (issue 12). Each step runs one tool as a child JVM
+ * listener: what an operator runs on day one. Each step runs one tool as a child JVM
  * ({@link KafkaTools}), bounded, and asserts on its exit code and on what it printed; a failure shows the tool's
  * whole output. The steps share one cluster (started once: a cluster start is the largest cost) and run in order;
  * each step makes its own topic with Tideline's CLI where it does not test Kafka's topic tool, so that one failing

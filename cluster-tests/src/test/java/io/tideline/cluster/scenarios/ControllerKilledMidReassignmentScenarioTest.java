@@ -36,7 +36,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 11, scenario 4, over five real nodes in one JVM: the active controller (the Raft leader of the metadata
+ * Scenario 4 of docs/testing.md, "Scenarios",
+ * over five real nodes in one JVM: the active controller (the Raft leader of the metadata
  * quorum) is killed while a reassignment moves a replica, under acks=all load. The controller is none of the
  * partition's replicas, so what is tested is the controller's failover alone: the next quorum leader carries the
  * move on from the replicated metadata, the move completes (replicas and ISR become the target, the removed

@@ -33,7 +33,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 11, scenario 5, over three real nodes: DeleteRecords while follower 3's replication link to leader 1 is
+ * Scenario 5 of docs/testing.md, "Scenarios",
+ * over three real nodes: DeleteRecords while follower 3's replication link to leader 1 is
  * cut (node 3 stays registered and unfenced, so it is a live replica the request waits for). The request times
  * out with REQUEST_TIMED_OUT and the partial low watermark, node 3's log start offset, although the leader and
  * node 2 have moved (docs/behaviours.md B25). Healed, node 3 catches up, adopts the new log start offset and

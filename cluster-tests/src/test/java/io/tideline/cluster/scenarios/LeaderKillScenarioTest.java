@@ -29,7 +29,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 11, scenario 3, over three real nodes in one JVM: acks=all produces (min.insync.replicas=2) go on while
+ * Scenario 3 of docs/testing.md, "Scenarios",
+ * over three real nodes in one JVM: acks=all produces (min.insync.replicas=2) go on while
  * the partition's leader is killed and restarted, three times, and then partitioned from everyone (clients,
  * replication and Raft links) instead. After each restart the old leader is a follower that refuses writes
  * (NOT_LEADER_OR_FOLLOWER) and catches up into the ISR; while partitioned it acknowledges no acks=all write, the

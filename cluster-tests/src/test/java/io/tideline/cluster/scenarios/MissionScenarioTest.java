@@ -38,7 +38,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 11, scenario 1, over four real nodes in one JVM: follower 3's replication link to leader 1 is cut (it
+ * Scenario 1 of docs/testing.md, "Scenarios",
+ * over four real nodes in one JVM: follower 3's replication link to leader 1 is cut (it
  * still reaches the quorum) while acks=all produces go on until retention on 1 and 2 has deleted past 3's log
  * end; healed, 3's fetch gets OFFSET_OUT_OF_RANGE and, under replica.fetch.out.of.range.policy=halt, it stays
  * FAILED and out of the ISR, which the metric, describeTopics and describeReplicas all show. Then an operator

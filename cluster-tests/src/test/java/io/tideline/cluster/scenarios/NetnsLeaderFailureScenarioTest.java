@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 11, scenario 3, over three real node processes in a private network namespace, under one acks=all
+ * Scenario 3 of docs/testing.md, "Scenarios",
+ * over three real node processes in a private network namespace, under one acks=all
  * producer (the driver, in the namespace) that runs throughout: the partition's leader is lost three times
  * in three ways, and each time a new leader is elected among the others, acknowledgements go on, and the old
  * leader comes back as a follower (it must not act as a stale leader: anything it appended alone is truncated),

@@ -30,7 +30,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 11, scenario 1, over three real node processes in a private network namespace, the replication link
+ * Scenario 1 of docs/testing.md, "Scenarios",
+ * over three real node processes in a private network namespace, the replication link
  * between leader 1 and follower 3 cut with iptables DROP rules: acks=all produces go on until retention on 1
  * and 2 has deleted past 3's log end; after the heal 3's fetch gets OFFSET_OUT_OF_RANGE and, under
  * replica.fetch.out.of.range.policy=halt, it stays FAILED and out of the ISR for three replica.lag.time.max.ms,

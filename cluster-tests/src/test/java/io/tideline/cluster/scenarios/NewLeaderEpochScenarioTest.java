@@ -32,7 +32,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 11, scenario 8, over three real nodes: a new leader's epoch enters its epoch cache at its first append,
+ * Scenario 8 of docs/testing.md, "Scenarios",
+ * over three real nodes: a new leader's epoch enters its epoch cache at its first append,
  * not at its election, and that does not mislead a follower's truncation (docs/replication.md "A new leader's
  * epoch"; the same sequence on the mock clock is replication's NewLeaderEpochTest).
  *

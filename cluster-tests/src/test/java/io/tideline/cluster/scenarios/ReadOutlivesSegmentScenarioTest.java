@@ -41,7 +41,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 11, scenario 6, on the leader of a three-node cluster: reads that hold a segment while retention
+ * Scenario 6 of docs/testing.md, "Scenarios",
+ * on the leader of a three-node cluster: reads that hold a segment while retention
  * renames it to {@code .deleted} and, {@code file.delete.delay.ms} later, unlinks it, finish with exactly the
  * records produced at those offsets (docs/behaviours.md B17-B19).
  *

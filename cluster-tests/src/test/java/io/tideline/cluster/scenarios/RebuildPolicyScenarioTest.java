@@ -38,7 +38,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 11, scenario 2: scenario 1's follower cut off past the leader's retention, under
+ * Scenario 2 of docs/testing.md, "Scenarios": scenario 1's follower cut off past the leader's retention, under
  * {@code replica.fetch.out.of.range.policy=rebuild} (docs/behaviours.md B42, B43). After the heal its fetch
  * gets OFFSET_OUT_OF_RANGE, it truncates fully, restarts at the leader's log start offset, catches up
  * (REBUILDING) and rejoins the ISR by itself, never FAILED; then the partition is fully replicated and the

@@ -27,7 +27,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 11, scenario 7, over three real nodes in one JVM: RF 3, acks=all, min.insync.replicas=2, a producer per
+ * Scenario 7 of docs/testing.md, "Scenarios",
+ * over three real nodes in one JVM: RF 3, acks=all, min.insync.replicas=2, a producer per
  * partition running throughout, and each node in turn killed (a crash: no controlled shutdown, logs released
  * unflushed, no checkpoints, no clean-shutdown marker) and restarted over the same directories. Every kill takes
  * a leader (the leaders are spread, one partition led by each node) and, once, the controller.

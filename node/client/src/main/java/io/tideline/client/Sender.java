@@ -327,7 +327,7 @@ final class Sender implements Runnable {
             }
             // removeQueued signalled the network thread before these were resolved: it may have looked for a bump
             // in between, found one unresolved, and gone to sleep for up to delivery.timeout.ms. Resolving them is
-            // what makes the bump due, so it must be signalled after (CI saw a record wait out its 120 s).
+            // what makes the bump due, so it must be signalled after, or a record waits out its delivery timeout.
             accumulator.wakeup();
         }
     }

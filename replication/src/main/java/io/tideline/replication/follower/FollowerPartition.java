@@ -18,7 +18,7 @@ import java.util.Optional;
  * <p>Not thread-safe: the fetcher thread that serves this partition owns it (the {@code Log} takes its
  * own lock, so readers of the log are unaffected).
  *
- * <p>Rules (docs/behaviours.md B26, B39-B44; issue 4 "Follower side"):
+ * <p>Rules (docs/behaviours.md B26, B39-B44):
  * <ul>
  *   <li>NONE with a diverging epoch: truncate to min(leader's end of that epoch, our end of it); the fetched
  *       records are not appended (B40).</li>

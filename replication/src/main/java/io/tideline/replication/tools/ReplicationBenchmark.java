@@ -82,7 +82,7 @@ import picocli.CommandLine.Option;
  *       reach if fetching cost nothing.</li>
  * </ul>
  * The three alternate which goes first from round to round, and the best round of each is reported with
- * the target of issue 9: at least half the raw read or 0.8 of the follower append, whichever is lower.
+ * the target: at least half the raw read or 0.8 of the follower append, whichever is lower.
  *
  * <p>Scenarios: one partition, and {@code --partitions} partitions sharing the same total bytes, each with
  * {@code --idle-partitions} empty partitions fetched beside the busy ones. Each scenario runs
@@ -367,7 +367,7 @@ public final class ReplicationBenchmark {
 
     /**
      * Timings of one scenario over {@code bytes} leader bytes, per round; the figures are the best round of
-     * each. The target is issue 9's: at least half the raw read, or 0.8 of the follower's own append rate,
+     * each. The target: at least half the raw read, or 0.8 of the follower's own append rate,
      * whichever is lower.
      */
     record Result(long bytes, long[] catchUpRounds, long[] catchUpCpuRounds, long[] catchUpAllocatedRounds,

@@ -36,7 +36,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Leader changes with a divergent tail (issue 4 "Follower side", docs/behaviours.md B40, B41): the old leader
+ * Leader changes with a divergent tail (docs/behaviours.md B40, B41): the old leader
  * wrote records (acks=1) no follower fetched; after a clean election it truncates them using the diverging
  * epoch from the new leader, nothing at or below the old high watermark is lost, and every replica ends
  * byte-identical, leader-epoch-checkpoint included. Time is mocked: the ISR never shrinks unless a test

@@ -33,7 +33,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 11, scenario 8, at the lowest level that shows it: a new leader's epoch enters its epoch cache at its
+ * Scenario 8 of docs/testing.md, "Scenarios",
+ * at the lowest level that shows it: a new leader's epoch enters its epoch cache at its
  * first append, not at its election (Kafka enters it at the election). The leader changes twice with no append
  * in between, then a follower whose divergent tail is of an epoch the last leader never wrote (KIP-279's case,
  * the one Kafka's election-time entry exists for) fetches from it, and must truncate exactly to where its log

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Throttled catch-up (issue 4: "the throttle bounds catch-up bytes/s within 20% of the configured rate"):
+ * Throttled catch-up: the throttle bounds catch-up bytes/s within 20% of the configured rate;
  * a follower cut off while about 4 MB arrive catches up at the leader's or its own throttled rate. This
  * measures a rate, so it runs on the real clock; replica.fetch.max.bytes is small so one fetch is a small
  * part of a second.

@@ -31,10 +31,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The purgatories hold what waits, never what went through. The incident: a follower's parked fetch
- * watches every partition the leader leads for it, completes through the busy one, and used to stay in
- * the idle partitions' watcher sets (nobody checks those keys) with the records it read; a leader under
- * load ran out of heap within a minute. Every kind of delayed operation is driven here through a
+ * The purgatories hold what waits, never what went through. A follower's parked fetch watches every
+ * partition the leader leads for it and completes through the busy one; left in the idle partitions'
+ * watcher sets (nobody checks those keys) with the records it read, it would run a leader under load out
+ * of heap within a minute. Every kind of delayed operation is driven here through a
  * broker's {@link ReplicaManager} on a mock clock, and the watcher sets are checked after each round.
  */
 class PurgatoryBoundTest {

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Where the high watermark stands when a replication layer takes a log over (docs/behaviours.md B77): the
  * checkpointed one, or, when none was loaded (a crash before this partition's first checkpoint), the log start
- * offset, not the log end: the tail may never have been committed. Found by issue 11's scenario 8, where a
- * follower restarted after a crash claimed its divergent tail committed until it truncated it.
+ * offset, not the log end: the tail may never have been committed. Otherwise a follower restarted after a crash
+ * claims its divergent tail committed until it truncates it (NewLeaderEpochScenarioTest).
  */
 class LogHighWatermarkTakeoverTest {
     private static final Map<String, ?> CONFIG = Map.of("segment.bytes", 4096);

@@ -72,7 +72,7 @@ import org.slf4j.LoggerFactory;
  * One Tideline node: storage, the metadata quorum member (when it has the controller role), replication and
  * the gRPC services (client, admin, replica fetch, health, reflection).
  *
- * <p>Start-up order (issue 5): lock, stamp and recover the log dirs; start the quorum member; bind the
+ * <p>Start-up order: lock, stamp and recover the log dirs; start the quorum member; bind the
  * listener; register with the controller; follow the metadata (own voter's image, or fetched from the
  * quorum by a broker-only node) and apply it to the replicas; get unfenced; report SERVING.
  *

@@ -99,7 +99,7 @@ public final class ApiTestSupport {
     /**
      * The partition as node {@code via} describes it, or empty while that node has not applied the topic yet:
      * CreateTopics answers once the controller has committed the topic, and a broker's metadata image can trail
-     * that commit, as Kafka's metadata cache does (CI saw UNKNOWN_TOPIC_OR_PARTITION, with no partitions, there).
+     * that commit, as Kafka's metadata cache does (meanwhile the node answers UNKNOWN_TOPIC_OR_PARTITION).
      */
     private static Optional<PartitionMetadata> knownPartition(NodeTestCluster cluster, int via, String topic,
                                                               int partition) {

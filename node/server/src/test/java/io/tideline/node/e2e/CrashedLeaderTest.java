@@ -28,9 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A crash ({@code TidelineNode.crash()}, kill -9 in one JVM) ends the node at once, with calls in flight: the
- * crashed leader must not stay alive long enough to act on the cluster. It used to wait up to 5 s for its calls
- * in flight to finish with its fetch service already gone, so its followers looked lagging and it shrank the ISR
- * to itself through the controller; once it was fenced the partition had no eligible leader left.
+ * crashed leader must not stay alive long enough to act on the cluster. A leader that waited for its calls in
+ * flight with its fetch service already gone would see its followers lagging and shrink the ISR to itself through
+ * the controller; once it was fenced the partition would have no eligible leader left.
  */
 class CrashedLeaderTest {
     private static final String TOPIC = "crash";

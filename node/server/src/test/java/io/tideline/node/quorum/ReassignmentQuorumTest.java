@@ -129,7 +129,7 @@ class ReassignmentQuorumTest {
             assertEquals(Errors.NONE.code(), hb.getErrorCode(), hb.toString());
         }
         // The same client, whose last command went to the dead voter, gets the next one through within
-        // a retry or two (it used to stall for two 3 s attempt timeouts once a read had found the leader).
+        // a retry or two, not after two 3 s attempt timeouts: reads go through a client of their own.
         ControllerResponse r = client.alterPartition(alterPartition(caughtUp2, 0, epochs.get(0))
                 .addAllNewIsr(List.of(0, 1, 2, 3)).setReason(ChangeReason.CAUGHT_UP).build()).get(4, TimeUnit.SECONDS);
         assertEquals(Errors.NONE.code(), r.getErrorCode(), r.toString());

@@ -30,7 +30,8 @@ import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A node as a real process (issue 5, "Lifecycle"): SIGTERM shuts it down cleanly with exit code 0 and the
+ * A node as a real process (docs/node.md, "Start-up order" and "Stopping"):
+ * SIGTERM shuts it down cleanly with exit code 0 and the
  * next start skips recovery; {@code kill -9} leaves the logs unclean and the next start recovers them,
  * with every acknowledged record still there.
  *

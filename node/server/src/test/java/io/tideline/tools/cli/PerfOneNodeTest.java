@@ -195,7 +195,7 @@ class PerfOneNodeTest {
                 "--record-size", "10", "--throughput", "-1", "--producer.config", config.toString(),
                 "--producer-props", "enable.idempotence=false", "interceptor.classes=Audit", "buffer.memory=1048576");
         assertEquals(0, r.exitCode(), r.toString());
-        // enable.idempotence is the Tideline producer's own key now (issue 12): known, so not named.
+        // enable.idempotence is one of the Tideline producer's own keys: known, so not named.
         assertEquals("perf produce: WARN the Tideline producer does not know compression.type, interceptor.classes; ignored",
                 r.singleErrorLine());
         assertEquals(10, Total.parse(r.outLines().get(r.outLines().size() - 1)).records);
