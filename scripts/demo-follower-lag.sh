@@ -18,8 +18,8 @@
 # The cluster is its own: its directory and ports differ from cluster.sh's defaults, so a cluster.sh cluster
 # may run beside it. Environment (defaults in brackets):
 #   TIDELINE_DEMO_DIR [<repo>/data/demo-follower-lag]      wiped at start (when no demo node runs there)
-#   TIDELINE_DEMO_PORT_BASE [9400]    node i serves clients on BASE+90+i, quorum BASE+190+i, metrics BASE+290+i,
-#                                     Kafka's protocol BASE+390+i
+#   TIDELINE_DEMO_PORT_BASE [9400]    node i serves clients on BASE+90+i, quorum BASE+190+i, metrics BASE+290+i
+#   TIDELINE_DEMO_KAFKA_PORT_BASE [TIDELINE_DEMO_PORT_BASE+390]    node i serves Kafka's protocol on it +i
 #   TIDELINE_CLASSPATH, JAVA_OPTS: as for scripts/tideline and scripts/cluster.sh.
 # Exit codes: 0 healed, 1 a step did not happen within its bound (the cluster is still stopped), 2 bad usage.
 set -euo pipefail
@@ -37,7 +37,7 @@ export TIDELINE_CLUSTER_DIR="${TIDELINE_DEMO_DIR:-$ROOT/data/demo-follower-lag}"
 export TIDELINE_CLIENT_PORT_BASE=$((PORT_BASE + 90))
 export TIDELINE_QUORUM_PORT_BASE=$((PORT_BASE + 190))
 export TIDELINE_METRICS_PORT_BASE=$((PORT_BASE + 290))
-export TIDELINE_KAFKA_PORT_BASE=$((PORT_BASE + 390))
+export TIDELINE_KAFKA_PORT_BASE="${TIDELINE_DEMO_KAFKA_PORT_BASE:-$((PORT_BASE + 390))}"
 # A retention pass every second and a follower out of the ISR after 4 s instead of 30 s, so that the story
 # takes a minute; fencing a paused node takes broker.session.timeout.ms as usual.
 export TIDELINE_NODE_PROPERTIES="log.retention.check.interval.ms=1000 replica.lag.time.max.ms=4000"

@@ -46,14 +46,16 @@ class DemoFollowerLagScriptTest {
 
     @Test
     void theFollowerFallsPastRetentionFailsAndIsHealedByAReassignmentAndARebuild() throws Exception {
-        // The script puts clients at base+90+i, quorum at base+190+i, metrics at base+290+i and Kafka's protocol
-        // at base+390+i.
-        int base = Ports.base(NODES, 90, 190, 290, 390);
+        // The script puts clients at base+90+i, quorum at base+190+i and metrics at base+290+i; Kafka's protocol
+        // gets a range of its own (four ranges at fixed distances are hard to find free late in a long test run).
+        int base = Ports.base(NODES, 90, 190, 290);
+        int kafkaBase = Ports.base(NODES);
         Path output = dir.resolve("demo.out");
         ProcessBuilder pb = new ProcessBuilder("bash", REPO.resolve("scripts/demo-follower-lag.sh").toString())
                 .directory(REPO.toFile()).redirectErrorStream(true).redirectOutput(output.toFile());
         pb.environment().put("TIDELINE_DEMO_DIR", clusterDir().toString());
         pb.environment().put("TIDELINE_DEMO_PORT_BASE", String.valueOf(base));
+        pb.environment().put("TIDELINE_DEMO_KAFKA_PORT_BASE", String.valueOf(kafkaBase));
         pb.environment().put("TIDELINE_CLASSPATH", System.getProperty("java.class.path"));
         // Four node JVMs and the tools next to this one on two cores: small heaps, a JIT that starts fast.
         pb.environment().put("JAVA_OPTS", "-Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1");
