@@ -221,7 +221,8 @@ class IsrChangeInFlightTest {
     }
 
     /**
-     * Replica 3 is being replaced by replica 4 (replicas [1, 2, 3, 4], ISR [1, 2, 3], partition epoch 1). Replica 4 catches up, and
+     * Replica 3 is being replaced by replica 4 (replicas [1, 2, 3, 4], ISR [1, 2, 3], partition epoch 1).
+     * Replica 4 catches up, and
      * the controller answers the expansion with the completed move: ISR [1, 2, 4] at partition epoch 2. Replica
      * 3, which does not know yet, fetches again; then the metadata of epoch 2 brings the replicas [1, 2, 4]
      * (docs/behaviours.md B154).

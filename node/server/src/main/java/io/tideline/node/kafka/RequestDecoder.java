@@ -18,8 +18,8 @@ import org.apache.kafka.common.requests.RequestHeader;
  *
  * <ul>
  *   <li>A header that does not parse, an API key not registered, a body that does not parse at its version,
- *       bytes left after it, or (but for Produce and Fetch) a string that does not write back: {@link Malformed}, and the connection closes (as Kafka closes on a request it
- *       cannot read; nothing of it reaches an API).</li>
+ *       bytes left after it, or (but for Produce and Fetch) a string that does not write back: {@link Malformed},
+ *       and the connection closes (as Kafka closes on a request it cannot read; nothing of it reaches an API).</li>
  *   <li>ApiVersions at a version not served: answered at version 0 with UNSUPPORTED_VERSION and the whole table,
  *       so the client retries at a version both know (what Kafka does).</li>
  *   <li>Another registered key at a version not served but known to kafka-clients: its error response with

@@ -11,6 +11,7 @@ import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
 import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
+import io.tideline.node.testutil.RawGrpc;
 import io.tideline.proto.admin.AdminServiceGrpc;
 import io.tideline.proto.admin.DeleteRecordsPartition;
 import io.tideline.proto.admin.DeleteRecordsPartitionResult;
@@ -25,10 +26,6 @@ import io.tideline.proto.client.ProducePartitionResponse;
 import io.tideline.proto.client.ProduceRequest;
 import io.tideline.proto.client.ProduceResponse;
 import io.tideline.proto.replication.ReplicaFetchServiceGrpc;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -85,22 +82,6 @@ final class GrpcTarget {
         }
     }
 
-    private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
-        @Override
-        public InputStream stream(byte[] value) {
-            return new ByteArrayInputStream(value);
-        }
-
-        @Override
-        public byte[] parse(InputStream stream) {
-            try {
-                return stream.readAllBytes();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-    };
-
     private final ManagedChannel channel;
     private final int deadlineMs;
 
@@ -119,10 +100,7 @@ final class GrpcTarget {
                                 .getMessagePrototype();
                         Message response = (Message) ((MethodDescriptor.PrototypeMarshaller<?>) m
                                 .getResponseMarshaller()).getMessagePrototype();
-                        MethodDescriptor<byte[], byte[]> bytes = MethodDescriptor.<byte[], byte[]>newBuilder()
-                                .setType(m.getType()).setFullMethodName(m.getFullMethodName())
-                                .setRequestMarshaller(BYTES).setResponseMarshaller(BYTES).build();
-                        out.add(new Method(m, bytes, request, response));
+                        out.add(new Method(m, RawGrpc.asBytes(m), request, response));
                     }
                 });
         return out;

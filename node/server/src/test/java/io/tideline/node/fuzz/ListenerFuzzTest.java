@@ -20,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>System properties: {@code fuzz.seed} (default: drawn from the clock and printed), {@code fuzz.from} (the
  * first step, for a rerun of one), {@code fuzz.requests} (default 2,000), {@code fuzz.answerWaitMs} (default
- * 250), {@code fuzz.healthBoundMs} (default 5,000), {@code fuzz.keepGoing=true} (report every failure, not only the first, while the node stays healthy).
+ * 250), {@code fuzz.healthBoundMs} (default 5,000), {@code fuzz.keepGoing=true} (report every failure, not only
+ * the first, while the node stays healthy).
  */
 class ListenerFuzzTest {
     @TempDir

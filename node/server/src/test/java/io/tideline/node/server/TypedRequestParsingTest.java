@@ -16,6 +16,7 @@ import io.grpc.inprocess.InProcessServerBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
+import io.tideline.node.testutil.RawGrpc;
 import io.tideline.proto.client.ClientServiceGrpc;
 import io.tideline.proto.client.MetadataRequest;
 import io.tideline.proto.client.MetadataResponse;
@@ -23,8 +24,6 @@ import io.tideline.proto.client.ProduceRequest;
 import io.tideline.proto.replication.ReplicaFetchRequest;
 import io.tideline.proto.replication.ReplicaFetchResponse;
 import io.tideline.proto.replication.ReplicaFetchServiceGrpc;
-import java.io.ByteArrayInputStream;
-import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,22 +49,6 @@ import org.junit.jupiter.api.io.TempDir;
 class TypedRequestParsingTest {
     /** A field 1 of wire type 7, which no protobuf message can hold. */
     private static final byte[] NOT_A_MESSAGE = {0x0F, 0x01, 0x02, 0x03};
-
-    private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
-        @Override
-        public InputStream stream(byte[] value) {
-            return new ByteArrayInputStream(value);
-        }
-
-        @Override
-        public byte[] parse(InputStream stream) {
-            try {
-                return stream.readAllBytes();
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        }
-    };
 
     @TempDir
     Path dir;
@@ -109,12 +92,6 @@ class TypedRequestParsingTest {
         }
     }
 
-    private static <Q, R> MethodDescriptor<byte[], byte[]> asBytes(MethodDescriptor<Q, R> typed) {
-        return MethodDescriptor.<byte[], byte[]>newBuilder().setType(typed.getType())
-                .setFullMethodName(typed.getFullMethodName()).setRequestMarshaller(BYTES).setResponseMarshaller(BYTES)
-                .build();
-    }
-
     private void serve(io.grpc.BindableService service) throws Exception {
         String name = InProcessServerBuilder.generateName();
         server = InProcessServerBuilder.forName(name).directExecutor()
@@ -133,7 +110,7 @@ class TypedRequestParsingTest {
                 observer.onCompleted();
             }
         });
-        MethodDescriptor<byte[], byte[]> metadata = asBytes(ClientServiceGrpc.getMetadataMethod());
+        MethodDescriptor<byte[], byte[]> metadata = RawGrpc.asBytes(ClientServiceGrpc.getMetadataMethod());
 
         StatusRuntimeException refused = assertThrows(StatusRuntimeException.class,
                 () -> ClientCalls.blockingUnaryCall(channel, metadata, CallOptions.DEFAULT, NOT_A_MESSAGE));
@@ -187,7 +164,7 @@ class TypedRequestParsingTest {
         CountDownLatch ended = new CountDownLatch(1);
         AtomicReference<Status> end = new AtomicReference<>();
         StreamObserver<byte[]> requests = ClientCalls.asyncBidiStreamingCall(
-                channel.newCall(asBytes(ReplicaFetchServiceGrpc.getFetchStreamMethod()), CallOptions.DEFAULT),
+                channel.newCall(RawGrpc.asBytes(ReplicaFetchServiceGrpc.getFetchStreamMethod()), CallOptions.DEFAULT),
                 new StreamObserver<>() {
                     @Override
                     public void onNext(byte[] value) {
@@ -240,7 +217,7 @@ class TypedRequestParsingTest {
                         io.tideline.proto.admin.AdminServiceGrpc.getCreateTopicsMethod(),
                         ReplicaFetchServiceGrpc.getFetchMethod(), io.grpc.health.v1.HealthGrpc.getCheckMethod())) {
                     StatusRuntimeException refused = assertThrows(StatusRuntimeException.class,
-                            () -> ClientCalls.blockingUnaryCall(toNode, asBytes(method),
+                            () -> ClientCalls.blockingUnaryCall(toNode, RawGrpc.asBytes(method),
                                     CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), NOT_A_MESSAGE));
                     assertEquals(Status.Code.INVALID_ARGUMENT, refused.getStatus().getCode(),
                             method.getFullMethodName() + ": " + refused);

@@ -39,6 +39,7 @@ final class Answers {
 
     static String message(Throwable e) {
         Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
-        return cause.getMessage() == null ? cause.getClass().getSimpleName() : ErrorMessages.bounded(cause.getMessage());
+        return cause.getMessage() == null ? cause.getClass().getSimpleName()
+                : ErrorMessages.bounded(cause.getMessage());
     }
 }

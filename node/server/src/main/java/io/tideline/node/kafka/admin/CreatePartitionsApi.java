@@ -1,7 +1,7 @@
 package io.tideline.node.kafka.admin;
 
-import io.tideline.node.kafka.ErrorMessages;
 import io.tideline.node.kafka.AbstractKafkaApi;
+import io.tideline.node.kafka.ErrorMessages;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.proto.admin.CreatePartitionsRequest;
 import io.tideline.proto.admin.CreatePartitionsResponse;
@@ -14,8 +14,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.CreatePartitionsRequestData;
-import org.apache.kafka.common.message.CreatePartitionsResponseData;
 import org.apache.kafka.common.message.CreatePartitionsResponseData.CreatePartitionsTopicResult;
+import org.apache.kafka.common.message.CreatePartitionsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 
@@ -69,7 +69,8 @@ final class CreatePartitionsApi extends AbstractKafkaApi {
                 CreatePartitionsTopicResult item = new CreatePartitionsTopicResult().setName(t.name());
                 TopicResult result = byName.get(t.name());
                 if (refused.containsKey(t.name())) {
-                    item.setErrorCode(Errors.INVALID_REQUEST.code()).setErrorMessage(ErrorMessages.bounded(refused.get(t.name())));
+                    item.setErrorCode(Errors.INVALID_REQUEST.code())
+                            .setErrorMessage(ErrorMessages.bounded(refused.get(t.name())));
                 } else if (e != null || result == null) {
                     item.setErrorCode(Errors.UNKNOWN_SERVER_ERROR.code())
                             .setErrorMessage(e != null ? Answers.message(e) : "the controller's answer does not name this topic");

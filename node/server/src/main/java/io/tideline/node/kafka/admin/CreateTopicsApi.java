@@ -1,7 +1,7 @@
 package io.tideline.node.kafka.admin;
 
-import io.tideline.node.kafka.ErrorMessages;
 import io.tideline.node.kafka.AbstractKafkaApi;
+import io.tideline.node.kafka.ErrorMessages;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.proto.admin.Assignment;
 import io.tideline.proto.admin.ConfigValue;
@@ -18,13 +18,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableReplicaAssignment;
 import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableTopic;
 import org.apache.kafka.common.message.CreateTopicsRequestData.CreatableTopicConfig;
-import org.apache.kafka.common.message.CreateTopicsResponseData;
+import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.CreateTopicsResponseData.CreatableTopicConfigs;
 import org.apache.kafka.common.message.CreateTopicsResponseData.CreatableTopicResult;
+import org.apache.kafka.common.message.CreateTopicsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 

@@ -1,9 +1,9 @@
 package io.tideline.node.kafka.admin;
 
-import io.tideline.node.kafka.ErrorMessages;
 import io.tideline.common.config.ConfigDef;
 import io.tideline.node.config.DynamicBrokerConfigs;
 import io.tideline.node.kafka.AbstractKafkaApi;
+import io.tideline.node.kafka.ErrorMessages;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.node.metadata.TopicImage;
@@ -17,12 +17,12 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.config.ConfigResource;
-import org.apache.kafka.common.message.DescribeConfigsRequestData;
 import org.apache.kafka.common.message.DescribeConfigsRequestData.DescribeConfigsResource;
-import org.apache.kafka.common.message.DescribeConfigsResponseData;
+import org.apache.kafka.common.message.DescribeConfigsRequestData;
 import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsResourceResult;
 import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsResult;
 import org.apache.kafka.common.message.DescribeConfigsResponseData.DescribeConfigsSynonym;
+import org.apache.kafka.common.message.DescribeConfigsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
@@ -148,7 +148,8 @@ final class DescribeConfigsApi extends AbstractKafkaApi {
 
     private static DescribeConfigsResult error(DescribeConfigsResource resource, Errors error, String message) {
         return new DescribeConfigsResult().setResourceType(resource.resourceType())
-                .setResourceName(resource.resourceName()).setErrorCode(error.code()).setErrorMessage(ErrorMessages.bounded(message))
+                .setResourceName(resource.resourceName()).setErrorCode(error.code())
+                .setErrorMessage(ErrorMessages.bounded(message))
                 .setConfigs(new ArrayList<>());
     }
 }

@@ -1,8 +1,8 @@
 package io.tideline.node.kafka.admin;
 
-import io.tideline.node.kafka.ErrorMessages;
 import io.tideline.common.TopicPartition;
 import io.tideline.node.kafka.AbstractKafkaApi;
+import io.tideline.node.kafka.ErrorMessages;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.node.metadata.TopicImage;
@@ -13,10 +13,10 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.apache.kafka.common.message.DescribeProducersRequestData;
-import org.apache.kafka.common.message.DescribeProducersResponseData;
 import org.apache.kafka.common.message.DescribeProducersResponseData.PartitionResponse;
 import org.apache.kafka.common.message.DescribeProducersResponseData.ProducerState;
 import org.apache.kafka.common.message.DescribeProducersResponseData.TopicResponse;
+import org.apache.kafka.common.message.DescribeProducersResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 

@@ -1,10 +1,10 @@
 package io.tideline.node.kafka.group;
 
-import io.tideline.node.kafka.ErrorMessages;
 import io.tideline.common.errors.Errors;
 import io.tideline.node.group.GroupAdmin;
 import io.tideline.node.group.GroupCoordinator;
 import io.tideline.node.kafka.AbstractKafkaApi;
+import io.tideline.node.kafka.ErrorMessages;
 import io.tideline.node.kafka.KafkaRequest;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.DescribeGroupsRequestData;
@@ -33,7 +33,8 @@ final class DescribeGroupsApi extends AbstractKafkaApi {
                     .setProtocolType("").setProtocolData("").setGroupState("Dead").setErrorCode(d.error().code());
             if (d.error() == Errors.NONE && d.summary().isEmpty()) {
                 if (request.version() >= 6) {
-                    g.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()).setErrorMessage(ErrorMessages.bounded("Group " + id + " not found."));
+                    g.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
+                            .setErrorMessage(ErrorMessages.bounded("Group " + id + " not found."));
                 }
             } else if (d.summary().isPresent()) {
                 GroupAdmin.Summary s = d.summary().get();

@@ -1,9 +1,9 @@
 package io.tideline.node.kafka.group;
 
-import io.tideline.node.kafka.ErrorMessages;
 import io.tideline.node.group.GroupCoordinator;
 import io.tideline.node.group.GroupOwnership;
 import io.tideline.node.kafka.AbstractKafkaApi;
+import io.tideline.node.kafka.ErrorMessages;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.node.metadata.MetadataImage;
 import java.util.Optional;
@@ -42,7 +42,8 @@ final class FindCoordinatorApi extends AbstractKafkaApi {
             }
         } else {
             FindCoordinatorResponseData.Coordinator c = find(image, req.keyType(), req.key());
-            response.setErrorCode(c.errorCode()).setErrorMessage(ErrorMessages.bounded(c.errorMessage())).setNodeId(c.nodeId())
+            response.setErrorCode(c.errorCode()).setErrorMessage(ErrorMessages.bounded(c.errorMessage()))
+                    .setNodeId(c.nodeId())
                     .setHost(c.host()).setPort(c.port());
         }
         return CompletableFuture.completedFuture(response);
