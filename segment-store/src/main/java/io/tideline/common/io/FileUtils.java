@@ -62,8 +62,21 @@ public final class FileUtils {
     /** Writes {@code content} to {@code target} via a tmp file, fsync and atomic rename. */
     public static void writeAtomically(Path target, byte[] content) throws IOException {
         Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
-        writeAndSync(tmp, content);
-        atomicMoveWithFallback(tmp, target);
+        try {
+            writeAndSync(tmp, content);
+            atomicMoveWithFallback(tmp, target);
+        } catch (IOException | RuntimeException e) {
+            // A failed write (an interrupt, a full disk) leaves the target as it was and no half-written file;
+            // anything else at that path is not this write's to remove.
+            try {
+                if (Files.isRegularFile(tmp, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                    Files.deleteIfExists(tmp);
+                }
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
     }
 
     /**

@@ -86,6 +86,8 @@ public final class TidelineNode implements AutoCloseable {
     static final long STARTUP_TIMEOUT_MS = 120_000L;
     /** How soon the gRPC health status follows a fencing or an unfencing. */
     private static final long HEALTH_REFRESH_MS = 1000L;
+    /** How long a stop waits for the metadata publisher's delta in hand, then again after interrupting it. */
+    private static final long PUBLISHER_STOP_BOUND_MS = 10_000L;
     /** gRPC's 4 MiB default is below a replica fetch response (replica.fetch.response.max.bytes, 10 MiB). */
     public static final int MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
 
@@ -578,7 +580,7 @@ public final class TidelineNode implements AutoCloseable {
         if (requestHandlers != null) {
             requestHandlers.shutdownNow();
         }
-        publisherThread.shutdownNow();
+        stopPublisher();
         if (metricsServer != null) {
             metricsServer.close();
         }
@@ -603,6 +605,32 @@ public final class TidelineNode implements AutoCloseable {
         scheduler.close();
         logScheduler.close();
         log.info("Node {} stopped", config.node().nodeId());
+    }
+
+    /**
+     * Stops the metadata publisher before the replicas and logs it acts on close. A stop lets the delta in
+     * hand finish (deleting a topic of many partitions takes a moment; cut off, its logs would be left half
+     * deleted and its checkpoint writes interrupted); a crash cuts it at once, as a kill would. Either way the
+     * thread has ended, within the bound, before any log closes under it.
+     */
+    private void stopPublisher() {
+        if (crashed) {
+            publisherThread.shutdownNow();
+        } else {
+            publisherThread.shutdown();
+        }
+        try {
+            if (!publisherThread.awaitTermination(PUBLISHER_STOP_BOUND_MS, TimeUnit.MILLISECONDS)) {
+                publisherThread.shutdownNow();
+                if (!publisherThread.awaitTermination(PUBLISHER_STOP_BOUND_MS, TimeUnit.MILLISECONDS)) {
+                    log.warn("The metadata publisher of node {} did not stop within {} ms; closing the logs anyway",
+                            config.node().nodeId(), 2 * PUBLISHER_STOP_BOUND_MS);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            publisherThread.shutdownNow();
+        }
     }
 
     private static void awaitQuietly(Server s) {

@@ -136,6 +136,7 @@ final class ListenerFuzzer implements AutoCloseable {
             for (long step = s.firstStep(); step < s.firstStep() + s.requests(); step++) {
                 Random random = stepRandom(s.seed(), step);
                 FuzzValues values = new FuzzValues(random, topicPool(), topicIds(node));
+                awaitPublished(node);
                 Map<TopicPartition, LogOracle.Offsets> before = LogOracle.snapshot(node);
                 long sendStart = System.nanoTime();
                 StepResult r = random.nextBoolean()
@@ -160,6 +161,7 @@ final class ListenerFuzzer implements AutoCloseable {
                 permits.addAll(r.permits());
                 permits.addAll(carried);
                 topicsDeleted.addAll(r.permits().topicsDeleted());
+                awaitPublished(node);
                 Map<TopicPartition, LogOracle.Offsets> after = LogOracle.snapshot(node);
                 List<String> changes = LogOracle.violations(before, after, permits,
                         topicsInImage(node, before, after, permits.topicsDeleted()),
@@ -215,6 +217,22 @@ final class ListenerFuzzer implements AutoCloseable {
             }
         }
         return node.image().topics().keySet();
+    }
+
+    /**
+     * Waits (up to 30 s) until the node has published every metadata entry its quorum member had applied when
+     * called. The publisher acts on a committed entry (creating or deleting logs) after the request that wrote it
+     * was answered, and under a delta of hundreds of partitions that takes seconds: without this wait a log
+     * change lands steps later and reads as the change of whatever request was sent then.
+     */
+    private static void awaitPublished(TidelineNode node) {
+        long applied = node.quorum().map(q -> q.image().offset()).orElse(0L);
+        try {
+            Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5))
+                    .until(() -> node.image().offset() >= applied);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            // the oracle then compares what it finds, and reports any change nothing permitted
+        }
     }
 
     /** One step's request and what it got; {@code afterHealthCheck} releases what the step kept open. */
