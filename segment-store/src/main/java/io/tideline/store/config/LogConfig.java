@@ -3,15 +3,19 @@ package io.tideline.store.config;
 import static io.tideline.common.config.ConfigDef.Importance.HIGH;
 import static io.tideline.common.config.ConfigDef.Importance.LOW;
 import static io.tideline.common.config.ConfigDef.Importance.MEDIUM;
+import static io.tideline.common.config.ConfigDef.Type.DOUBLE;
 import static io.tideline.common.config.ConfigDef.Type.INT;
+import static io.tideline.common.config.ConfigDef.Type.LIST;
 import static io.tideline.common.config.ConfigDef.Type.LONG;
 import static io.tideline.common.config.ConfigDef.Type.STRING;
 
 import io.tideline.common.config.ConfigDef;
 import io.tideline.common.config.ConfigException;
 import io.tideline.common.config.Range;
+import io.tideline.common.config.ValidList;
 import io.tideline.common.config.ValidString;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -70,6 +74,29 @@ public final class LogConfig {
     public static final String FLUSH_MS_CONFIG = "flush.ms";
     /** Kafka's default: no fsync by age. */
     public static final long FLUSH_MS_DEFAULT = Long.MAX_VALUE;
+
+    public static final String CLEANUP_POLICY_CONFIG = "cleanup.policy";
+    public static final String CLEANUP_POLICY_DELETE = "delete";
+    public static final String CLEANUP_POLICY_COMPACT = "compact";
+    public static final String CLEANUP_POLICY_DEFAULT = CLEANUP_POLICY_DELETE;
+
+    public static final String MIN_CLEANABLE_DIRTY_RATIO_CONFIG = "min.cleanable.dirty.ratio";
+    public static final double MIN_CLEANABLE_DIRTY_RATIO_DEFAULT = 0.5;
+
+    public static final String MIN_COMPACTION_LAG_MS_CONFIG = "min.compaction.lag.ms";
+    public static final long MIN_COMPACTION_LAG_MS_DEFAULT = 0L;
+
+    public static final String MAX_COMPACTION_LAG_MS_CONFIG = "max.compaction.lag.ms";
+    public static final long MAX_COMPACTION_LAG_MS_DEFAULT = Long.MAX_VALUE;
+
+    public static final String DELETE_RETENTION_MS_CONFIG = "delete.retention.ms";
+    public static final long DELETE_RETENTION_MS_DEFAULT = 24 * 60 * 60 * 1000L;
+
+    public static final String COMPRESSION_TYPE_CONFIG = "compression.type";
+    /** Keep each batch in the codec its producer chose. */
+    public static final String COMPRESSION_TYPE_PRODUCER = "producer";
+    public static final String COMPRESSION_TYPE_UNCOMPRESSED = "uncompressed";
+    public static final String COMPRESSION_TYPE_DEFAULT = COMPRESSION_TYPE_PRODUCER;
 
     /** Kafka's minimum: the overhead of the smallest (v0) record, so a segment can hold at least one. */
     static final int SEGMENT_BYTES_MIN = 14;
@@ -138,7 +165,36 @@ public final class LogConfig {
             .define(FLUSH_MS_CONFIG, LONG, FLUSH_MS_DEFAULT, Range.atLeast(0), MEDIUM,
                     "Age of a partition log's last fsync at which the log flusher fsyncs it; the flusher runs "
                     + "every log.flush.scheduler.interval.ms, so records can stay unsynced for up to the sum. Has no "
-                    + "effect while log.flush.scheduler.interval.ms keeps its default (the flusher never runs).");
+                    + "effect while log.flush.scheduler.interval.ms keeps its default (the flusher never runs).")
+            .define(CLEANUP_POLICY_CONFIG, LIST, CLEANUP_POLICY_DEFAULT,
+                    ValidList.in(CLEANUP_POLICY_DELETE, CLEANUP_POLICY_COMPACT), HIGH,
+                    "How old records go: delete removes whole closed segments by retention.ms and "
+                    + "retention.bytes; compact keeps the latest record of each key and removes older ones in "
+                    + "place, keeping their neighbours' offsets; both (compact,delete) do the two. A compacted "
+                    + "topic refuses records without a key.")
+            .define(MIN_CLEANABLE_DIRTY_RATIO_CONFIG, DOUBLE, MIN_CLEANABLE_DIRTY_RATIO_DEFAULT,
+                    Range.between(0, 1), MEDIUM,
+                    "Share of a compacted log that is dirty (written since its last cleaning) at which the "
+                    + "cleaner takes it: a lower ratio cleans sooner and more often, keeping fewer obsolete "
+                    + "records on disk at the cost of more cleaning I/O.")
+            .define(MIN_COMPACTION_LAG_MS_CONFIG, LONG, MIN_COMPACTION_LAG_MS_DEFAULT, Range.atLeast(0), MEDIUM,
+                    "Youngest a record may be, by its batch's largest timestamp, and still be compacted away: "
+                    + "records newer than this stay uncleaned, so a consumer has at least this long to read "
+                    + "every update of a key.")
+            .define(MAX_COMPACTION_LAG_MS_CONFIG, LONG, MAX_COMPACTION_LAG_MS_DEFAULT, Range.atLeast(1), MEDIUM,
+                    "Oldest an uncleaned record may become: a compacted log holding a dirty segment older than "
+                    + "this is cleaned even below min.cleanable.dirty.ratio, and its active segment is rolled "
+                    + "so the record can be cleaned. Must be at least min.compaction.lag.ms.")
+            .define(DELETE_RETENTION_MS_CONFIG, LONG, DELETE_RETENTION_MS_DEFAULT, Range.atLeast(0), MEDIUM,
+                    "How long a tombstone (a record with a key and a null value) stays in a compacted log after "
+                    + "the cleaning that first reached it, so consumers reading from behind see the delete. A "
+                    + "consumer that falls further behind than this can miss it.")
+            .define(COMPRESSION_TYPE_CONFIG, STRING, COMPRESSION_TYPE_DEFAULT,
+                    ValidString.in(COMPRESSION_TYPE_PRODUCER, COMPRESSION_TYPE_UNCOMPRESSED, "gzip", "snappy", "lz4",
+                            "zstd"), MEDIUM,
+                    "Codec the log stores batches in: producer keeps each batch as its producer compressed it; "
+                    + "uncompressed, gzip, snappy, lz4 or zstd recompresses every batch that arrives in another "
+                    + "codec before it is appended.");
 
     /** Kafka's defaults for every key. */
     public static final LogConfig DEFAULT = fromMap(Map.of());
@@ -158,6 +214,13 @@ public final class LogConfig {
     private final long messageTimestampAfterMaxMs;
     private final long flushMessages;
     private final long flushMs;
+    private final boolean compact;
+    private final boolean delete;
+    private final double minCleanableDirtyRatio;
+    private final long minCompactionLagMs;
+    private final long maxCompactionLagMs;
+    private final long deleteRetentionMs;
+    private final String compressionType;
 
     private LogConfig(Map<String, Object> values) {
         this.values = values;
@@ -175,6 +238,20 @@ public final class LogConfig {
         this.messageTimestampAfterMaxMs = (Long) values.get(MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG);
         this.flushMessages = (Long) values.get(FLUSH_MESSAGES_CONFIG);
         this.flushMs = (Long) values.get(FLUSH_MS_CONFIG);
+        @SuppressWarnings("unchecked")
+        List<String> policy = (List<String>) values.get(CLEANUP_POLICY_CONFIG);
+        this.compact = policy.contains(CLEANUP_POLICY_COMPACT);
+        this.delete = policy.contains(CLEANUP_POLICY_DELETE);
+        this.minCleanableDirtyRatio = (Double) values.get(MIN_CLEANABLE_DIRTY_RATIO_CONFIG);
+        this.minCompactionLagMs = (Long) values.get(MIN_COMPACTION_LAG_MS_CONFIG);
+        this.maxCompactionLagMs = (Long) values.get(MAX_COMPACTION_LAG_MS_CONFIG);
+        this.deleteRetentionMs = (Long) values.get(DELETE_RETENTION_MS_CONFIG);
+        this.compressionType = (String) values.get(COMPRESSION_TYPE_CONFIG);
+        // Kafka's cross-key rule: a record cannot have to be cleaned before it may be.
+        if (minCompactionLagMs > maxCompactionLagMs) {
+            throw new ConfigException(MAX_COMPACTION_LAG_MS_CONFIG, maxCompactionLagMs,
+                    "conflict: must be at least " + MIN_COMPACTION_LAG_MS_CONFIG + " " + minCompactionLagMs);
+        }
     }
 
     /**
@@ -274,6 +351,37 @@ public final class LogConfig {
     /** flush.ms: age of the last fsync at which the log flusher fsyncs the log (B171). */
     public long flushMs() {
         return flushMs;
+    }
+
+    /** cleanup.policy holds compact: the log cleaner keeps the latest record of each key (B180). */
+    public boolean compact() {
+        return compact;
+    }
+
+    /** cleanup.policy holds delete: retention.ms and retention.bytes delete closed segments. */
+    public boolean delete() {
+        return delete;
+    }
+
+    public double minCleanableDirtyRatio() {
+        return minCleanableDirtyRatio;
+    }
+
+    public long minCompactionLagMs() {
+        return minCompactionLagMs;
+    }
+
+    public long maxCompactionLagMs() {
+        return maxCompactionLagMs;
+    }
+
+    public long deleteRetentionMs() {
+        return deleteRetentionMs;
+    }
+
+    /** compression.type: producer, uncompressed, gzip, snappy, lz4 or zstd. */
+    public String compressionType() {
+        return compressionType;
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.tideline.store.config;
 import static io.tideline.common.config.ConfigDef.Importance.HIGH;
 import static io.tideline.common.config.ConfigDef.Importance.LOW;
 import static io.tideline.common.config.ConfigDef.Importance.MEDIUM;
+import static io.tideline.common.config.ConfigDef.Type.DOUBLE;
 import static io.tideline.common.config.ConfigDef.Type.INT;
 import static io.tideline.common.config.ConfigDef.Type.LIST;
 import static io.tideline.common.config.ConfigDef.Type.LONG;
@@ -72,6 +73,28 @@ public final class StoreConfig extends AbstractConfig {
     public static final String LOG_FLUSH_SCHEDULER_INTERVAL_MS_CONFIG = "log.flush.scheduler.interval.ms";
     /** Kafka's default: the log flusher never runs, so flush.ms has no effect until this is set. */
     public static final long LOG_FLUSH_SCHEDULER_INTERVAL_MS_DEFAULT = Long.MAX_VALUE;
+
+    public static final String LOG_CLEANUP_POLICY_CONFIG = "log.cleanup.policy";
+    public static final String LOG_CLEANER_MIN_CLEANABLE_RATIO_CONFIG = "log.cleaner.min.cleanable.ratio";
+    public static final String LOG_CLEANER_MIN_COMPACTION_LAG_MS_CONFIG = "log.cleaner.min.compaction.lag.ms";
+    public static final String LOG_CLEANER_MAX_COMPACTION_LAG_MS_CONFIG = "log.cleaner.max.compaction.lag.ms";
+    public static final String LOG_CLEANER_DELETE_RETENTION_MS_CONFIG = "log.cleaner.delete.retention.ms";
+    public static final String COMPRESSION_TYPE_CONFIG = "compression.type";
+
+    public static final String LOG_CLEANER_THREADS_CONFIG = "log.cleaner.threads";
+    public static final int LOG_CLEANER_THREADS_DEFAULT = 1;
+    public static final String LOG_CLEANER_DEDUPE_BUFFER_SIZE_CONFIG = "log.cleaner.dedupe.buffer.size";
+    public static final long LOG_CLEANER_DEDUPE_BUFFER_SIZE_DEFAULT = 128L * 1024 * 1024;
+    /** Kafka's floor: each cleaner thread's share of the dedupe buffer must be at least 1 MiB. */
+    public static final long LOG_CLEANER_DEDUPE_BUFFER_PER_THREAD_MIN = 1024 * 1024;
+    public static final String LOG_CLEANER_IO_BUFFER_SIZE_CONFIG = "log.cleaner.io.buffer.size";
+    public static final int LOG_CLEANER_IO_BUFFER_SIZE_DEFAULT = 512 * 1024;
+    public static final String LOG_CLEANER_IO_BUFFER_LOAD_FACTOR_CONFIG = "log.cleaner.io.buffer.load.factor";
+    public static final double LOG_CLEANER_IO_BUFFER_LOAD_FACTOR_DEFAULT = 0.9;
+    public static final String LOG_CLEANER_IO_MAX_BYTES_PER_SECOND_CONFIG = "log.cleaner.io.max.bytes.per.second";
+    public static final double LOG_CLEANER_IO_MAX_BYTES_PER_SECOND_DEFAULT = Double.MAX_VALUE;
+    public static final String LOG_CLEANER_BACKOFF_MS_CONFIG = "log.cleaner.backoff.ms";
+    public static final long LOG_CLEANER_BACKOFF_MS_DEFAULT = 15_000L;
 
     public static final String PRODUCER_ID_EXPIRATION_MS_CONFIG = "producer.id.expiration.ms";
     public static final int PRODUCER_ID_EXPIRATION_MS_DEFAULT = 86_400_000;
@@ -151,6 +174,48 @@ public final class StoreConfig extends AbstractConfig {
                     Range.atLeast(1), HIGH,
                     "How often the log flusher checks every log against its flush.ms and fsyncs those whose last "
                     + "fsync is at least that old. The default never runs it.")
+            .define(LOG_CLEANUP_POLICY_CONFIG, LIST, LogConfig.CLEANUP_POLICY_DEFAULT,
+                    ValidList.in(LogConfig.CLEANUP_POLICY_DELETE, LogConfig.CLEANUP_POLICY_COMPACT), HIGH,
+                    synonymDoc(LogConfig.CLEANUP_POLICY_CONFIG))
+            .define(LOG_CLEANER_MIN_CLEANABLE_RATIO_CONFIG, DOUBLE, LogConfig.MIN_CLEANABLE_DIRTY_RATIO_DEFAULT,
+                    Range.between(0, 1), MEDIUM,
+                    synonymDoc(LogConfig.MIN_CLEANABLE_DIRTY_RATIO_CONFIG))
+            .define(LOG_CLEANER_MIN_COMPACTION_LAG_MS_CONFIG, LONG, LogConfig.MIN_COMPACTION_LAG_MS_DEFAULT,
+                    Range.atLeast(0), MEDIUM,
+                    synonymDoc(LogConfig.MIN_COMPACTION_LAG_MS_CONFIG))
+            .define(LOG_CLEANER_MAX_COMPACTION_LAG_MS_CONFIG, LONG, LogConfig.MAX_COMPACTION_LAG_MS_DEFAULT,
+                    Range.atLeast(1), MEDIUM,
+                    synonymDoc(LogConfig.MAX_COMPACTION_LAG_MS_CONFIG))
+            .define(LOG_CLEANER_DELETE_RETENTION_MS_CONFIG, LONG, LogConfig.DELETE_RETENTION_MS_DEFAULT,
+                    Range.atLeast(0), MEDIUM,
+                    synonymDoc(LogConfig.DELETE_RETENTION_MS_CONFIG))
+            .define(COMPRESSION_TYPE_CONFIG, STRING, LogConfig.COMPRESSION_TYPE_DEFAULT,
+                    ValidString.in(LogConfig.COMPRESSION_TYPE_PRODUCER, LogConfig.COMPRESSION_TYPE_UNCOMPRESSED,
+                            "gzip", "snappy", "lz4", "zstd"), HIGH,
+                    synonymDoc(LogConfig.COMPRESSION_TYPE_CONFIG))
+            .define(LOG_CLEANER_THREADS_CONFIG, INT, LOG_CLEANER_THREADS_DEFAULT, Range.atLeast(0), MEDIUM,
+                    "Threads that clean compacted logs; each cleans one log at a time. 0 disables cleaning, and "
+                    + "compacted logs then grow as if their policy were delete without retention.")
+            .define(LOG_CLEANER_DEDUPE_BUFFER_SIZE_CONFIG, LONG, LOG_CLEANER_DEDUPE_BUFFER_SIZE_DEFAULT,
+                    Range.atLeast(0), MEDIUM,
+                    "Heap bytes, shared by all cleaner threads, for the map from each key's hash to its latest "
+                    + "offset. One cleaning covers as many dirty records as its share holds, at 24 bytes a key "
+                    + "and log.cleaner.io.buffer.load.factor full; a larger dirty section takes several "
+                    + "cleanings. Each thread's share must be at least 1 MiB.")
+            .define(LOG_CLEANER_IO_BUFFER_SIZE_CONFIG, INT, LOG_CLEANER_IO_BUFFER_SIZE_DEFAULT, Range.atLeast(0),
+                    MEDIUM,
+                    "Bytes each cleaner thread reads and writes segments in, halved between its read and write "
+                    + "buffers; a batch larger than this grows the buffers up to max.message.bytes.")
+            .define(LOG_CLEANER_IO_BUFFER_LOAD_FACTOR_CONFIG, DOUBLE, LOG_CLEANER_IO_BUFFER_LOAD_FACTOR_DEFAULT,
+                    Range.between(0.01, 1.0), MEDIUM,
+                    "How full the dedupe map may get: a fuller map holds more keys per cleaning but makes hash "
+                    + "probes longer.")
+            .define(LOG_CLEANER_IO_MAX_BYTES_PER_SECOND_CONFIG, DOUBLE, LOG_CLEANER_IO_MAX_BYTES_PER_SECOND_DEFAULT,
+                    Range.atLeast(1), MEDIUM,
+                    "Bytes per second the cleaner threads together read and write at most, so cleaning leaves "
+                    + "disk bandwidth to producers and consumers. The default is unthrottled.")
+            .define(LOG_CLEANER_BACKOFF_MS_CONFIG, LONG, LOG_CLEANER_BACKOFF_MS_DEFAULT, Range.atLeast(0), MEDIUM,
+                    "How long a cleaner thread sleeps when no log needs cleaning.")
             .define(PRODUCER_ID_EXPIRATION_MS_CONFIG, INT, PRODUCER_ID_EXPIRATION_MS_DEFAULT, Range.atLeast(1), LOW,
                     "How long a partition remembers an idempotent producer id after it last wrote a batch of it, by "
                     + "the broker's clock (not the batch's timestamp, which the client sets). "
@@ -177,6 +242,7 @@ public final class StoreConfig extends AbstractConfig {
     private final int producerIdExpirationCheckIntervalMs;
     private final int producerIdMaxEntriesPerPartition;
     private final long flushSchedulerIntervalMs;
+    private final CleanerConfig cleanerConfig;
 
     private StoreConfig(Map<String, ?> props) {
         super(CONFIG, withLogDirFallback(props));
@@ -189,6 +255,16 @@ public final class StoreConfig extends AbstractConfig {
         this.producerIdExpirationCheckIntervalMs = getInt(PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS_CONFIG);
         this.producerIdMaxEntriesPerPartition = getInt(PRODUCER_ID_MAX_ENTRIES_PER_PARTITION_CONFIG);
         this.flushSchedulerIntervalMs = getLong(LOG_FLUSH_SCHEDULER_INTERVAL_MS_CONFIG);
+        this.cleanerConfig = new CleanerConfig(getInt(LOG_CLEANER_THREADS_CONFIG),
+                getLong(LOG_CLEANER_DEDUPE_BUFFER_SIZE_CONFIG), getInt(LOG_CLEANER_IO_BUFFER_SIZE_CONFIG),
+                getDouble(LOG_CLEANER_IO_BUFFER_LOAD_FACTOR_CONFIG), getDouble(LOG_CLEANER_IO_MAX_BYTES_PER_SECOND_CONFIG),
+                getLong(LOG_CLEANER_BACKOFF_MS_CONFIG));
+        if (cleanerConfig.threads() > 0
+                && cleanerConfig.dedupeBufferSize() / cleanerConfig.threads() < LOG_CLEANER_DEDUPE_BUFFER_PER_THREAD_MIN) {
+            throw new ConfigException(LOG_CLEANER_DEDUPE_BUFFER_SIZE_CONFIG, cleanerConfig.dedupeBufferSize(),
+                    "must be at least 1 MiB per cleaner thread (" + LOG_CLEANER_THREADS_CONFIG + " "
+                    + cleanerConfig.threads() + ")");
+        }
     }
 
     /**
@@ -209,6 +285,11 @@ public final class StoreConfig extends AbstractConfig {
     /** The log directories, in the order given; never empty, no duplicates. */
     public List<Path> logDirs() {
         return logDirs;
+    }
+
+    /** The log.cleaner.* settings of the log cleaner. */
+    public CleanerConfig cleanerConfig() {
+        return cleanerConfig;
     }
 
     public long retentionCheckIntervalMs() {
@@ -307,6 +388,12 @@ public final class StoreConfig extends AbstractConfig {
         topic.put(LogConfig.MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG, getLong(LOG_MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG));
         topic.put(LogConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG, getLong(LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG));
         topic.put(LogConfig.FLUSH_MESSAGES_CONFIG, getLong(LOG_FLUSH_INTERVAL_MESSAGES_CONFIG));
+        topic.put(LogConfig.CLEANUP_POLICY_CONFIG, getList(LOG_CLEANUP_POLICY_CONFIG));
+        topic.put(LogConfig.MIN_CLEANABLE_DIRTY_RATIO_CONFIG, getDouble(LOG_CLEANER_MIN_CLEANABLE_RATIO_CONFIG));
+        topic.put(LogConfig.MIN_COMPACTION_LAG_MS_CONFIG, getLong(LOG_CLEANER_MIN_COMPACTION_LAG_MS_CONFIG));
+        topic.put(LogConfig.MAX_COMPACTION_LAG_MS_CONFIG, getLong(LOG_CLEANER_MAX_COMPACTION_LAG_MS_CONFIG));
+        topic.put(LogConfig.DELETE_RETENTION_MS_CONFIG, getLong(LOG_CLEANER_DELETE_RETENTION_MS_CONFIG));
+        topic.put(LogConfig.COMPRESSION_TYPE_CONFIG, getString(COMPRESSION_TYPE_CONFIG));
         Long flushMs = getLong(LOG_FLUSH_INTERVAL_MS_CONFIG);
         // Kafka's fallback: without log.flush.interval.ms, logs are flushed at the flusher's own period.
         topic.put(LogConfig.FLUSH_MS_CONFIG, flushMs != null ? flushMs : getLong(LOG_FLUSH_SCHEDULER_INTERVAL_MS_CONFIG));

@@ -35,6 +35,13 @@ class LogConfigTest {
         assertEquals(3_600_000L, c.messageTimestampAfterMaxMs(), "Kafka 4.x: one hour ahead");
         assertEquals(Long.MAX_VALUE, c.flushMessages());
         assertEquals(Long.MAX_VALUE, c.flushMs());
+        assertTrue(c.delete());
+        assertFalse(c.compact());
+        assertEquals(0.5, c.minCleanableDirtyRatio());
+        assertEquals(0L, c.minCompactionLagMs());
+        assertEquals(Long.MAX_VALUE, c.maxCompactionLagMs());
+        assertEquals(86_400_000L, c.deleteRetentionMs());
+        assertEquals("producer", c.compressionType());
         assertEquals(LogConfig.DEFAULT, LogConfig.fromMap(Map.of()));
     }
 
@@ -54,7 +61,13 @@ class LogConfigTest {
                 TopicConfig.MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG,
                 TopicConfig.MESSAGE_TIMESTAMP_AFTER_MAX_MS_CONFIG,
                 TopicConfig.FLUSH_MESSAGES_INTERVAL_CONFIG,
-                TopicConfig.FLUSH_MS_CONFIG), List.copyOf(LogConfig.configDef().names()));
+                TopicConfig.FLUSH_MS_CONFIG,
+                TopicConfig.CLEANUP_POLICY_CONFIG,
+                TopicConfig.MIN_CLEANABLE_DIRTY_RATIO_CONFIG,
+                TopicConfig.MIN_COMPACTION_LAG_MS_CONFIG,
+                TopicConfig.MAX_COMPACTION_LAG_MS_CONFIG,
+                TopicConfig.DELETE_RETENTION_MS_CONFIG,
+                TopicConfig.COMPRESSION_TYPE_CONFIG), List.copyOf(LogConfig.configDef().names()));
         assertEquals(LogConfig.configDef().names(), LogConfig.DEFAULT.values().keySet());
     }
 
@@ -100,7 +113,40 @@ class LogConfigTest {
 
     @Test
     void unknownKeysAreIgnored() {
-        assertEquals(LogConfig.DEFAULT, LogConfig.fromMap(Map.of("cleanup.policy", "compact")));
+        assertEquals(LogConfig.DEFAULT, LogConfig.fromMap(Map.of("cleanup.policies", "compact")));
+    }
+
+    @Test
+    void cleanupPolicyTakesDeleteCompactOrBoth() {
+        LogConfig compact = LogConfig.fromMap(Map.of("cleanup.policy", "compact"));
+        assertTrue(compact.compact());
+        assertFalse(compact.delete());
+        LogConfig both = LogConfig.fromMap(Map.of("cleanup.policy", "compact, delete"));
+        assertTrue(both.compact() && both.delete());
+        assertEquals(List.of("compact", "delete"), both.values().get("cleanup.policy"));
+        assertEquals("Invalid value compact,purge for configuration cleanup.policy: Invalid value purge; each entry "
+                + "must be one of delete, compact", refused("cleanup.policy", "compact,purge").getMessage());
+        refused("cleanup.policy", "Compact");
+        refused("cleanup.policy", "delete,");
+    }
+
+    @Test
+    void compactionKeysAreBoundedAsKafkas() {
+        LogConfig c = LogConfig.fromMap(Map.of("min.cleanable.dirty.ratio", "0.01", "min.compaction.lag.ms", "5",
+                "max.compaction.lag.ms", "5", "delete.retention.ms", "0", "compression.type", "zstd"));
+        assertEquals(0.01, c.minCleanableDirtyRatio());
+        assertEquals(5L, c.maxCompactionLagMs());
+        assertEquals("zstd", c.compressionType());
+        refused("min.cleanable.dirty.ratio", "1.5");
+        refused("min.cleanable.dirty.ratio", "NaN");
+        refused("min.compaction.lag.ms", "-1");
+        refused("max.compaction.lag.ms", "0");
+        refused("delete.retention.ms", "-1");
+        refused("compression.type", "brotli");
+        // A record may not have to be cleaned before it may be cleaned.
+        ConfigException e = assertThrows(ConfigException.class, () -> LogConfig.fromMap(
+                Map.of("min.compaction.lag.ms", "10", "max.compaction.lag.ms", "9")));
+        assertEquals("max.compaction.lag.ms", e.key());
     }
 
     private static ConfigException refused(String key, Object value) {

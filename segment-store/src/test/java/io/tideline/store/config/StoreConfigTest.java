@@ -43,6 +43,34 @@ class StoreConfigTest {
     }
 
     @Test
+    void cleanerBrokerKeysTakeKafkasDefaultsAndSynonyms() {
+        assertEquals(CleanerConfig.DEFAULT, config().cleanerConfig());
+        assertEquals(new CleanerConfig(2, 4L << 20, 1024, 0.5, 1e6, 100),
+                config("log.cleaner.threads", "2", "log.cleaner.dedupe.buffer.size", String.valueOf(4L << 20),
+                        "log.cleaner.io.buffer.size", "1024", "log.cleaner.io.buffer.load.factor", "0.5",
+                        "log.cleaner.io.max.bytes.per.second", "1000000", "log.cleaner.backoff.ms", "100")
+                        .cleanerConfig());
+        LogConfig defaults = config("log.cleanup.policy", "compact,delete", "log.cleaner.min.cleanable.ratio", "0.1",
+                "log.cleaner.min.compaction.lag.ms", "7", "log.cleaner.max.compaction.lag.ms", "8",
+                "log.cleaner.delete.retention.ms", "9", "compression.type", "lz4").logConfigDefaults();
+        assertTrue(defaults.compact() && defaults.delete());
+        assertEquals(0.1, defaults.minCleanableDirtyRatio());
+        assertEquals(7L, defaults.minCompactionLagMs());
+        assertEquals(8L, defaults.maxCompactionLagMs());
+        assertEquals(9L, defaults.deleteRetentionMs());
+        assertEquals("lz4", defaults.compressionType());
+        // Kafka's floor: 1 MiB of dedupe buffer per cleaner thread.
+        ConfigException e = assertThrows(ConfigException.class,
+                () -> config("log.cleaner.threads", "4", "log.cleaner.dedupe.buffer.size", String.valueOf(3L << 20)));
+        assertEquals("log.cleaner.dedupe.buffer.size", e.key());
+        refused("log.cleaner.threads", "-1");
+        refused("log.cleanup.policy", "purge");
+        refused("compression.type", "none");
+        assertEquals(0, config("log.cleaner.threads", "0", "log.cleaner.dedupe.buffer.size", "0")
+                .cleanerConfig().threads());
+    }
+
+    @Test
     void flushBrokerDefaultsFollowKafkasSynonyms() {
         StoreConfig defaults = config();
         assertEquals(Long.MAX_VALUE, defaults.flushSchedulerIntervalMs());
