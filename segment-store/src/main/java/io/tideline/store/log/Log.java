@@ -719,6 +719,7 @@ public final class Log implements AutoCloseable {
      *   <li>0: a successful no-op answering the current low watermark.</li>
      *   <li>other negatives, or N above the high watermark: OFFSET_OUT_OF_RANGE.</li>
      *   <li>N at or below the current start offset: the current low watermark, unchanged.</li>
+     *   <li>a log whose cleanup.policy lacks delete: POLICY_VIOLATION, nothing changed (B221).</li>
      * </ul>
      * Closed segments wholly below the new start offset are deleted right away (renamed now, unlinked
      * after file.delete.delay.ms); a segment that straddles it, or the active one, stays whole.
@@ -728,6 +729,10 @@ public final class Log implements AutoCloseable {
         lock.lock();
         try {
             ensureOpen();
+            if (!config.delete()) {
+                // A compact-only log keeps the latest record of every key; a prefix cut would lose keys (B221).
+                return DeleteRecordsResult.error(Errors.POLICY_VIOLATION);
+            }
             long hw = highWatermark;
             long target = beforeOffset == -1L ? hw : beforeOffset;
             if (beforeOffset < -1L || target > hw) {
@@ -838,8 +843,8 @@ public final class Log implements AutoCloseable {
         facts.add(new RetentionPlan.SegmentFacts(previous.baseOffset(), logEndOffset, previous.size(),
                 previous.maxTimestampSoFar()));
         LogConfig cfg = config;
-        return RetentionPlan.evaluate(facts, logStartOffset, highWatermark, cfg.retentionMs(), cfg.retentionBytes(),
-                nowMs, nowMs);
+        return RetentionPlan.evaluate(facts, logStartOffset, highWatermark, effectiveRetentionMs(cfg),
+                effectiveRetentionBytes(cfg), nowMs, nowMs);
     }
 
     /**
@@ -851,11 +856,21 @@ public final class Log implements AutoCloseable {
         lock.lock();
         try {
             LogConfig cfg = config;
-            return new RetentionView(logStartOffset, highWatermark, logEndOffset, cfg.retentionMs(), cfg.retentionBytes(),
-                    cfg.fileDeleteDelayMs(), retentionPlan(passAtMs));
+            return new RetentionView(logStartOffset, highWatermark, logEndOffset, effectiveRetentionMs(cfg),
+                    effectiveRetentionBytes(cfg), cfg.fileDeleteDelayMs(), retentionPlan(passAtMs));
         } finally {
             lock.unlock();
         }
+    }
+
+    /** retention.ms as retention applies it: unlimited unless cleanup.policy holds delete (B220). */
+    private static long effectiveRetentionMs(LogConfig cfg) {
+        return cfg.delete() ? cfg.retentionMs() : -1L;
+    }
+
+    /** retention.bytes as retention applies it: unlimited unless cleanup.policy holds delete (B220). */
+    private static long effectiveRetentionBytes(LogConfig cfg) {
+        return cfg.delete() ? cfg.retentionBytes() : -1L;
     }
 
     /** See {@link #retentionView}. */

@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tideline.common.TopicPartition;
+import io.tideline.common.errors.Errors;
 import io.tideline.store.config.LogConfig;
 import io.tideline.store.index.TxnIndex;
 import io.tideline.store.manager.LogManager;
@@ -77,6 +78,37 @@ class LogRetentionTest {
 
     private static List<String> deletedFiles(Path dir) {
         return fileNames(dir).stream().filter(n -> n.endsWith(LogFileNames.DELETED_SUFFIX)).toList();
+    }
+
+    // ---------------------------------------------------------------- cleanup.policy (docs/behaviours.md B220, B221)
+
+    @Test
+    void aCompactOnlyLogIsNotDeletedByTimeOrSizeButCompactDeleteIs() throws Exception {
+        long old = env.now() - 30 * DAY_MS;
+        Log compact = logWithClosedSegments(config("cleanup.policy", "compact", "retention.ms", DAY_MS,
+                "retention.bytes", 1L), old, old, old);
+        long endBefore = compact.logEndOffset();
+        assertEquals(0, compact.deleteOldSegments());
+        assertEquals(4, compact.numberOfSegments());
+        assertEquals(0L, compact.logStartOffset());
+        assertEquals(-1L, compact.retentionView(env.now()).retentionMs(), "the limit retention applies");
+
+        // The same history under compact,delete: retention applies as under delete.
+        compact.updateConfig(compact.config().withOverrides(Map.of("cleanup.policy", "compact,delete")));
+        assertEquals(3, compact.deleteOldSegments());
+        assertEquals(30L, compact.logStartOffset());
+        assertEquals(endBefore, compact.logEndOffset());
+    }
+
+    @Test
+    void deleteRecordsOnACompactOnlyLogIsAPolicyViolationAndChangesNothing() throws Exception {
+        Log log = logWithClosedSegments(config("cleanup.policy", "compact"), env.now(), env.now());
+        log.updateHighWatermark(log.logEndOffset());
+        assertEquals(new DeleteRecordsResult(Errors.POLICY_VIOLATION, -1L), log.deleteRecords(15));
+        assertEquals(0L, log.logStartOffset());
+        assertEquals(30, readAll(log, 0).size());
+        log.updateConfig(log.config().withOverrides(Map.of("cleanup.policy", "delete,compact")));
+        assertEquals(new DeleteRecordsResult(Errors.NONE, 15L), log.deleteRecords(15));
     }
 
     // ---------------------------------------------------------------- the active segment (docs/behaviours.md B9)
