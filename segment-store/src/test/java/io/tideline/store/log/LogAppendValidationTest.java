@@ -195,18 +195,19 @@ class LogAppendValidationTest {
     // ---------------------------------------------------------------- follower offsets
 
     @Test
-    void followerAppendWithAGapIsInvalidRecordNamingTheOffsets() throws Exception {
+    void followerAppendAfterAGapKeepsTheLeadersOffsets() throws Exception {
+        // A compacted leader has no batch at the follower's log end: the next one that exists comes (B222).
         Log log = env.open(Map.of());
         log.appendAsFollower(followerBatch(0, 3, env.now(), 10));
 
-        Snapshot before = snapshot(log);
-        TidelineException e = assertThrows(TidelineException.class,
-                () -> log.appendAsFollower(followerBatch(12, 3, env.now(), 5)));
+        log.appendAsFollower(concat(followerBatch(12, 3, env.now(), 5), followerBatch(30, 3, env.now(), 2)));
 
-        assertEquals(Errors.INVALID_RECORD, e.error());
-        assertTrue(e.getMessage().contains("gap") && e.getMessage().contains("12") && e.getMessage().contains("10"),
-                e.getMessage());
-        assertEquals(before, snapshot(log));
+        assertEquals(32L, log.logEndOffset());
+        log.updateHighWatermark(32L);
+        List<Long> offsets = readAll(log, 0).stream().map(Record::offset).toList();
+        assertEquals(17, offsets.size());
+        assertEquals(List.of(9L, 12L, 16L, 30L, 31L), List.of(offsets.get(9), offsets.get(10), offsets.get(14),
+                offsets.get(15), offsets.get(16)));
     }
 
     @Test
@@ -230,7 +231,7 @@ class LogAppendValidationTest {
         log.appendAsFollower(followerBatch(0, 3, env.now(), 10));
 
         assertRefused(Errors.INVALID_RECORD, log, () -> log.appendAsFollower(concat(
-                followerBatch(10, 3, env.now(), 5), followerBatch(20, 3, env.now(), 5))));
+                followerBatch(10, 3, env.now(), 5), followerBatch(8, 3, env.now(), 5))));
         assertRefused(Errors.INVALID_RECORD, log, () -> log.appendAsFollower(concat(
                 followerBatch(10, 3, env.now(), 5), followerBatch(12, 3, env.now(), 5))));
     }
