@@ -24,6 +24,7 @@ import io.tideline.store.record.RecordBatchBuilder;
 import io.tideline.store.retention.SegmentDeleter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -134,6 +135,19 @@ class ReplicaFetcherThreadPipeliningTest {
         }
     }
 
+    /** The batch at {@code offset} with one byte of its records flipped, so its CRC no longer matches. */
+    private void answerWithCorruptBatchAt(Call call, long offset) {
+        try (FetchDataInfo info = leader.read(offset, 1, leader.logEndOffset(), true)) {
+            ByteBuffer original = info.records().toMemoryRecords().buffer();
+            ByteBuffer copy = ByteBuffer.allocate(original.remaining()).put(original.duplicate()).flip();
+            copy.put(copy.limit() - 1, (byte) (copy.get(copy.limit() - 1) ^ 0x5a));
+            call.answer().complete(Map.of(TP, FetchResponseData.records(MemoryRecords.readableRecords(copy), 0, 0,
+                    leader.logEndOffset())));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     private void answerWithBatchAt(Call call, long offset) {
         answerWithBatchAt(call, offset, leader.logEndOffset());
     }
@@ -215,11 +229,11 @@ class ReplicaFetcherThreadPipeliningTest {
     @Test
     void theAnswerToAFetchSentAheadIsDroppedWhenTheAppendBeforeItFails() throws Exception {
         start(OutOfRangePolicy.HALT, false);
-        // A batch past the follower's end: the append refuses the gap, and the log end stays at 0.
-        answerWithBatchAt(next(), 10);
+        // A batch whose CRC does not match: the append refuses it, and the log end stays at 0.
+        answerWithCorruptBatchAt(next(), 0);
         Call ahead = next();
-        assertFetch(ahead, 20, 0);
-        answerWithBatchAt(ahead, 20);
+        assertFetch(ahead, 10, 0);
+        answerWithBatchAt(ahead, 10);
 
         Call after = next();
         assertFetch(after, 0, 0);
