@@ -43,7 +43,9 @@ import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceRespo
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.CompressionType;
+import org.apache.kafka.common.record.internal.FileRecords;
 import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.ProduceResponse;
@@ -69,7 +71,7 @@ import org.junit.jupiter.api.io.TempDir;
  * whose one batch is about 1 MiB on the wire and inflates to about 1 GiB (gzip, zstd), 240 MiB (lz4) or 20 MiB
  * (snappy), written by kafka-clients' own encoders, plus a batch of many small records that only add up to too
  * much: each is answered MESSAGE_TOO_LARGE. Every node then still runs, and Kafka's producer and consumer round-trip
- * records through every leader with each codec.
+ * records through every leader with each codec, and a topic's compression.type is the codec every replica stores.
  */
 @EnabledOnOs(value = OS.LINUX, disabledReason = "cluster.sh is a bash script that reads /proc")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -171,9 +173,80 @@ class CompressionBombProduceTest {
         }
     }
 
+    /**
+     * A topic's compression.type other than producer: every batch a producer sends in another codec is stored
+     * recompressed on the leader and, as fetched, on every follower (B210-B219); Kafka's consumer reads it all.
+     * Each topic gets a producer whose codec is not the topic's, so that every batch is recompressed.
+     */
+    @Test
+    @Order(3)
+    void aTopicsCompressionTypeIsWhatEveryReplicaStores() throws Exception {
+        List<String> targets = List.of("uncompressed", "gzip", "snappy", "lz4", "zstd");
+        List<String> producerCodecs = List.of("zstd", "lz4", "gzip", "none", "snappy");
+        for (int t = 0; t < targets.size(); t++) {
+            String target = targets.get(t);
+            String topic = "stored-" + target;
+            Map<Integer, TopicPartitionInfo> byLeader = leadersOfEachNode(topic, Map.of("compression.type", target));
+            Map<String, String> sent = new TreeMap<>();
+            Properties props = new Properties();
+            props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+            props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, producerCodecs.get(t));
+            props.put(ProducerConfig.ACKS_CONFIG, "all");
+            props.put(ProducerConfig.LINGER_MS_CONFIG, 20);
+            props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 60_000);
+            try (KafkaProducer<String, String> producer =
+                         new KafkaProducer<>(props, new StringSerializer(), new StringSerializer())) {
+                for (TopicPartitionInfo p : byLeader.values()) {
+                    for (int i = 0; i < 100; i++) {
+                        String key = "p" + p.partition() + "-" + i;
+                        String value = target + " value that repeats " + (i % 5) + " " + key;
+                        producer.send(new ProducerRecord<>(topic, p.partition(), key, value)).get(60, TimeUnit.SECONDS);
+                        sent.put(key, value);
+                    }
+                }
+            }
+            assertEquals(sent, consumeAll(topic, sent.size()), target + ": what Kafka's consumer read back");
+            CompressionType expected = target.equals("uncompressed") ? CompressionType.NONE
+                    : CompressionType.forName(target);
+            for (TopicPartitionInfo p : byLeader.values()) {
+                for (Node replica : p.replicas()) {
+                    Awaitility.await(topic + "-" + p.partition() + " on node " + replica.id())
+                            .atMost(Duration.ofSeconds(30)).until(() -> storedRecords(replica.id(), topic,
+                                    p.partition(), expected) == 100);
+                }
+            }
+        }
+    }
+
+    /**
+     * Records in the segments of node {@code nodeId}'s replica, read from its log dir with Kafka's own FileRecords,
+     * after checking that every batch there is in {@code codec}.
+     */
+    private int storedRecords(int nodeId, String topic, int partition, CompressionType codec) throws IOException {
+        Path dir = cluster.clusterDir().resolve("node-" + nodeId).resolve("logs").resolve(topic + "-" + partition);
+        int records = 0;
+        try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(dir)) {
+            for (Path segment : files.filter(f -> f.getFileName().toString().endsWith(".log")).sorted().toList()) {
+                try (FileRecords log = FileRecords.open(segment.toFile(), false)) {
+                    for (RecordBatch batch : log.batches()) {
+                        assertEquals(codec, batch.compressionType(), segment + " at offset " + batch.baseOffset());
+                        records += (int) (batch.lastOffset() - batch.baseOffset() + 1);
+                    }
+                }
+            }
+        }
+        return records;
+    }
+
     /** One partition led by each node, the topic created first with RF 3 and leaders awaited. */
     private Map<Integer, TopicPartitionInfo> leadersOfEachNode(String topic) throws Exception {
-        admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) NODES))).all().get(60, TimeUnit.SECONDS);
+        return leadersOfEachNode(topic, Map.of());
+    }
+
+    private Map<Integer, TopicPartitionInfo> leadersOfEachNode(String topic, Map<String, String> configs)
+            throws Exception {
+        admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) NODES).configs(configs))).all()
+                .get(60, TimeUnit.SECONDS);
         Map<Integer, TopicPartitionInfo> byLeader = new TreeMap<>();
         Awaitility.await(topic + " has a leader on every node").atMost(Duration.ofSeconds(60))
                 .pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
