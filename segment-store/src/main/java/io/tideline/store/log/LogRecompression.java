@@ -1,0 +1,72 @@
+package io.tideline.store.log;
+
+import io.tideline.store.config.LogConfig;
+import io.tideline.store.record.BatchRecompressor;
+import io.tideline.store.record.CompressionType;
+import io.tideline.store.record.MemoryRecords;
+import io.tideline.store.record.RecordBatch;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The leader's choice of codec for what it stores (docs/behaviours.md B210-B212): compression.type {@code producer}
+ * keeps each batch's own codec, {@code uncompressed} stores codec none, and a codec name stores that codec. A batch
+ * whose codec differs from the target is re-encoded by {@link BatchRecompressor}, one batch for one batch, so each
+ * keeps its producer id, epoch and sequences for the idempotence checks. It runs on the leader path after the walk
+ * and outside the locks (B122); followers store the leader's bytes as fetched. Stateless.
+ */
+final class LogRecompression {
+    private LogRecompression() {
+    }
+
+    /** The codec {@code source} is stored with under compression.type {@code compressionType} (B210). */
+    static CompressionType targetCodec(String compressionType, CompressionType source) {
+        return switch (compressionType) {
+            case LogConfig.COMPRESSION_TYPE_PRODUCER -> source;
+            case LogConfig.COMPRESSION_TYPE_UNCOMPRESSED -> CompressionType.NONE;
+            default -> codecNamed(compressionType);
+        };
+    }
+
+    /**
+     * {@code validated} with every batch in the topic's codec: the same object when none needs re-encoding, else
+     * new records (and batches on them) in the same order, whose walk results still apply (the records are the same).
+     */
+    static ValidatedRecords toTopicCodec(ValidatedRecords validated, LogConfig config) {
+        String compressionType = config.compressionType();
+        if (LogConfig.COMPRESSION_TYPE_PRODUCER.equals(compressionType)) {
+            return validated;
+        }
+        long maxRecordsBytes = Math.max(0, config.maxMessageBytes() - RecordBatch.RECORDS_OFFSET);
+        int maxBatchBytes = Math.min(config.maxMessageBytes(), config.segmentBytes());
+        RecordBatch[] stored = new RecordBatch[validated.batches.size()];
+        boolean changed = false;
+        for (int i = 0; i < stored.length; i++) {
+            RecordBatch batch = validated.batches.get(i);
+            CompressionType target = targetCodec(compressionType, batch.compressionType());
+            // A control batch is refused whole later (clients may not write one): not worth re-encoding.
+            if (target != batch.compressionType() && !batch.isControlBatch()) {
+                stored[i] = BatchRecompressor.recompress(batch, target, maxRecordsBytes, maxBatchBytes);
+                changed = true;
+            } else {
+                stored[i] = batch;
+            }
+        }
+        if (!changed) {
+            return validated;
+        }
+        MemoryRecords records = MemoryRecords.of(stored);
+        List<RecordBatch> batches = new ArrayList<>(records.batches());
+        return new ValidatedRecords(records, batches, validated.walked);
+    }
+
+    private static CompressionType codecNamed(String label) {
+        for (CompressionType type : CompressionType.values()) {
+            if (type.label.equals(label)) {
+                return type;
+            }
+        }
+        // LogConfig's validator admits only the names above; a new one needs a codec here first.
+        throw new IllegalArgumentException("compression.type " + label + " names no codec");
+    }
+}
