@@ -10,14 +10,21 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.protobuf.ByteString;
 import io.tideline.common.TopicPartition;
+import io.tideline.common.errors.Errors;
 import io.tideline.node.server.NodeTestCluster;
 import io.tideline.node.server.TidelineNode;
+import io.tideline.proto.client.ProducePartition;
+import io.tideline.proto.client.ProducePartitionResponse;
+import io.tideline.proto.client.ProduceRequest;
+import io.tideline.proto.client.ProduceResponse;
 import io.tideline.store.log.FetchDataInfo;
 import io.tideline.store.log.Log;
 import io.tideline.store.record.CompressionType;
 import io.tideline.store.record.MemoryRecords;
 import io.tideline.store.record.RecordBatch;
+import io.tideline.store.record.RecordBatchBuilder;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -53,7 +60,7 @@ import org.junit.jupiter.api.io.TempDir;
  * compression.type into a topic of every compression.type reads back in order with keys, values, headers and
  * timestamps intact, and the leader's and followers' logs hold the topic's codec (the producer's under
  * {@code producer}); a keyless record on a compacted topic fails the send with InvalidRecordException and writes
- * nothing.
+ * nothing. The gRPC Produce follows the same rules.
  */
 class KafkaProduceCompressionTest {
     private static final List<String> PRODUCER_CODECS = List.of("none", "gzip", "snappy", "lz4", "zstd");
@@ -184,7 +191,38 @@ class KafkaProduceCompressionTest {
         assertEquals(2, log.logEndOffset());
     }
 
+    @Test
+    void theGrpcProduceFollowsTheSameRules() throws Exception {
+        String topic = "grpc-compacted";
+        createTopic(cluster, topic, 1, 3, Map.of("cleanup.policy", "compact", "compression.type", "zstd"));
+        TidelineNode leader = leaderNode(cluster, topic, 0);
+        MemoryRecords keyless = MemoryRecords.of(new RecordBatchBuilder(0L, CompressionType.GZIP)
+                .append(T0, "k", "keyed").append(T0, (String) null, "keyless").build());
+        ProducePartitionResponse refused = grpcProduce(leader, topic, keyless);
+        assertEquals(Errors.INVALID_RECORD.code(), refused.getErrorCode(), refused.toString());
+        assertEquals("Compacted topic cannot accept message without key in topic partition grpc-compacted-0",
+                refused.getErrorMessage());
+
+        MemoryRecords keyed = MemoryRecords.of(new RecordBatchBuilder(0L, CompressionType.GZIP)
+                .append(T0, "k", "keyed").append(T0, "k2", "also keyed").build());
+        ProducePartitionResponse accepted = grpcProduce(leader, topic, keyed);
+        assertEquals(Errors.NONE.code(), accepted.getErrorCode(), accepted.toString());
+        assertEquals(0, accepted.getBaseOffset());
+        Log log = leader.replicaManager().log(new TopicPartition(topic, 0)).orElseThrow();
+        List<RecordBatch> stored = storedBatches(log);
+        assertEquals(1, stored.size());
+        assertEquals(CompressionType.ZSTD, stored.get(0).compressionType());
+        assertEquals("also keyed", new String(stored.get(0).records().get(1).value(), StandardCharsets.UTF_8));
+    }
+
     // ---------------------------------------------------------------- helpers
+
+    private static ProducePartitionResponse grpcProduce(TidelineNode leader, String topic, MemoryRecords records) {
+        ProduceResponse response = cluster.client(leader.nodeId()).produce(ProduceRequest.newBuilder().setAcks(-1)
+                .setTimeoutMs(10_000).addPartitions(ProducePartition.newBuilder().setTopic(topic).setPartition(0)
+                        .setRecords(ByteString.copyFrom(records.buffer()))).build());
+        return response.getPartitions(0);
+    }
 
     private static String topic(String setting) {
         return "codec-" + setting;
