@@ -5,8 +5,6 @@ import io.tideline.store.record.BatchRecompressor;
 import io.tideline.store.record.CompressionType;
 import io.tideline.store.record.MemoryRecords;
 import io.tideline.store.record.RecordBatch;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * The leader's choice of codec for what it stores (docs/behaviours.md B210-B212): compression.type {@code producer}
@@ -39,25 +37,37 @@ final class LogRecompression {
         }
         long maxRecordsBytes = Math.max(0, config.maxMessageBytes() - RecordBatch.RECORDS_OFFSET);
         int maxBatchBytes = Math.min(config.maxMessageBytes(), config.segmentBytes());
+        // What the re-encoded batches of one append may add to the request's own bytes, all batches together
+        // (B212): a request of many small batches that each inflate far must not hold many times the request.
+        long growthLeft = config.maxMessageBytes();
         RecordBatch[] stored = new RecordBatch[validated.batches.size()];
         boolean changed = false;
         for (int i = 0; i < stored.length; i++) {
             RecordBatch batch = validated.batches.get(i);
             CompressionType target = targetCodec(compressionType, batch.compressionType());
-            // A control batch is refused whole later (clients may not write one): not worth re-encoding.
-            if (target != batch.compressionType() && !batch.isControlBatch()) {
-                stored[i] = BatchRecompressor.recompress(batch, target, maxRecordsBytes, maxBatchBytes);
-                changed = true;
-            } else {
+            // A control batch is refused whole later (clients may not write one): not worth re-encoding (B214).
+            if (target == batch.compressionType() || batch.isControlBatch()) {
                 stored[i] = batch;
+                continue;
             }
+            long requestBound = batch.sizeInBytes() + growthLeft;
+            if (requestBound < maxBatchBytes) {
+                stored[i] = BatchRecompressor.recompress(batch, target, maxRecordsBytes, (int) requestBound,
+                        "which would put the request's re-encoded batches more than max.message.bytes ("
+                                + config.maxMessageBytes() + ") above its own " + validated.records.sizeInBytes());
+            } else {
+                stored[i] = BatchRecompressor.recompress(batch, target, maxRecordsBytes, maxBatchBytes,
+                        "the most max.message.bytes (" + config.maxMessageBytes() + ") and segment.bytes ("
+                                + config.segmentBytes() + ") allow");
+            }
+            growthLeft -= Math.max(0, stored[i].sizeInBytes() - batch.sizeInBytes());
+            changed = true;
         }
         if (!changed) {
             return validated;
         }
         MemoryRecords records = MemoryRecords.of(stored);
-        List<RecordBatch> batches = new ArrayList<>(records.batches());
-        return new ValidatedRecords(records, batches, validated.walked);
+        return new ValidatedRecords(records, records.batches(), validated.walked);
     }
 
     private static CompressionType codecNamed(String label) {

@@ -30,10 +30,11 @@ public final class BatchRecompressor {
 
     /**
      * {@code source} (a whole, CRC-checked batch whose records the leader has walked) with its records in
-     * {@code target}'s codec, as a new batch on a heap buffer of its own.
+     * {@code target}'s codec, as a new batch on a heap buffer of its own. {@code boundReason} ends the refusal's
+     * message: where {@code maxBatchBytes} comes from.
      */
     public static RecordBatch recompress(RecordBatch source, CompressionType target, long maxRecordsBytes,
-                                         int maxBatchBytes) {
+                                         int maxBatchBytes, String boundReason) {
         ByteBuffer payload = source.buffer();
         payload.position(RecordBatch.RECORDS_OFFSET);
         BoundedOutput out = new BoundedOutput(maxBatchBytes, Math.max(source.sizeInBytes(), INITIAL_OUTPUT));
@@ -53,7 +54,7 @@ public final class BatchRecompressor {
             }
         } catch (OutputBoundException e) {
             throw tooLarge(source, "recompressed with " + target.label + " it is larger than " + maxBatchBytes
-                    + " bytes, the most max.message.bytes and segment.bytes allow");
+                    + " bytes, " + boundReason);
         } catch (InflateBoundException e) {
             throw tooLarge(source, e.getMessage());
         } catch (IOException | RuntimeException e) {

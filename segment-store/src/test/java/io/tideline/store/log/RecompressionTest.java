@@ -143,6 +143,30 @@ class RecompressionTest {
     }
 
     @Test
+    void theReencodedBatchesOfOneRequestAddAtMostMaxMessageBytesToIt() throws IOException {
+        Log log = env.open(Map.of("compression.type", "uncompressed", "max.message.bytes", 256 * 1024));
+        // Small gzip batches whose records inflate to 60 KiB each: every one fits max.message.bytes alone.
+        RecordBatch[] eight = new RecordBatch[8];
+        for (int i = 0; i < eight.length; i++) {
+            eight[i] = new RecordBatchBuilder(0, CompressionType.GZIP).append(env.now(), null, new byte[60 * 1024]).build();
+        }
+        MemoryRecords request = MemoryRecords.of(eight);
+        assertTrue(request.sizeInBytes() < 8 * 1024, "the request is small: " + request.sizeInBytes());
+        TidelineException e = assertThrows(TidelineException.class, () -> log.appendAsLeader(request, 0));
+        assertEquals(Errors.MESSAGE_TOO_LARGE, e.error(), e.getMessage());
+        assertTrue(e.getMessage().contains("more than max.message.bytes (262144) above its own"), e.getMessage());
+        assertEquals(0, log.logEndOffset());
+
+        // Four of them grow the request by 240 KiB, within the bound: stored uncompressed.
+        log.appendAsLeader(MemoryRecords.of(eight[0], eight[1], eight[2], eight[3]), 0);
+        assertEquals(4, log.logEndOffset());
+        for (RecordBatch b : storedBatches(log)) {
+            assertEquals(CompressionType.NONE, b.compressionType());
+            assertEquals(60 * 1024, b.records().get(0).value().length);
+        }
+    }
+
+    @Test
     void aSmallerSegmentBytesBoundsTheReencodedBatchToo() throws IOException {
         Log log = env.open(Map.of("compression.type", "gzip", "segment.bytes", 16 * 1024));
         byte[] noise = new byte[16 * 1024 - RecordBatch.RECORDS_OFFSET - 3 - 8];
