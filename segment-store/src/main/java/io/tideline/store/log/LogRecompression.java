@@ -32,7 +32,9 @@ final class LogRecompression {
      */
     static ValidatedRecords toTopicCodec(ValidatedRecords validated, LogConfig config) {
         String compressionType = config.compressionType();
-        if (LogConfig.COMPRESSION_TYPE_PRODUCER.equals(compressionType)) {
+        // An append a record rule refuses is not worth re-encoding, and its refusal comes first (B216).
+        if (LogConfig.COMPRESSION_TYPE_PRODUCER.equals(compressionType)
+                || validated.walked.stream().anyMatch(LogValidator.RecordChecks::violated)) {
             return validated;
         }
         long maxRecordsBytes = Math.max(0, config.maxMessageBytes() - RecordBatch.RECORDS_OFFSET);

@@ -135,6 +135,11 @@ final class LogValidator {
             this.compactedPartition = compactedPartition;
         }
 
+        /** A record broke a rule: the append will be refused with it. */
+        boolean violated() {
+            return firstViolation != null;
+        }
+
         @Override
         public void accept(int offsetDelta, long timestamp) {
             accept(offsetDelta, timestamp, true);

@@ -239,8 +239,9 @@ public final class RecordBatch {
 
     /**
      * Walks every record with the checks of {@link #records()} (same errors) but copies nothing: keys,
-     * values and headers are skipped, and {@code visitor} gets each record's offset delta and timestamp
-     * in order. That is all leader validation needs; decoding into {@link Record}s copied every value,
+     * values and headers are skipped, and {@code visitor} gets each record's offset delta, timestamp and
+     * whether it has a key (for a compacted topic, B215), in order. That is all leader validation needs;
+     * decoding into {@link Record}s copied every value,
      * about 15% of an append's CPU (docs/performance.md). Compressed records are walked as they inflate,
      * and at most {@code maxRecordsBytes} of them: past that the walk stops with MESSAGE_TOO_LARGE (B120).
      */

@@ -252,6 +252,17 @@ class RecompressionTest {
     }
 
     @Test
+    void aKeylessRecordIsRefusedBeforeTheReencodingWouldBeTooLarge() throws IOException {
+        Log log = env.open(Map.of("cleanup.policy", "compact", "compression.type", "gzip", "max.message.bytes", 16 * 1024));
+        byte[] noise = new byte[16 * 1024 - RecordBatch.RECORDS_OFFSET - 3 - 8];
+        new Random(9).nextBytes(noise);
+        RecordBatch keylessAndTooLarge = new RecordBatchBuilder(0).append(env.now(), null, noise).build();
+        TidelineException e = assertThrows(TidelineException.class,
+                () -> log.appendAsLeader(MemoryRecords.of(keylessAndTooLarge), 0));
+        assertEquals(Errors.INVALID_RECORD, e.error(), e.getMessage());
+    }
+
+    @Test
     void keylessRecordsAreAcceptedWhenTheTopicIsNotCompacted() throws IOException {
         Log log = env.open(Map.of("cleanup.policy", "delete"));
         log.appendAsLeader(new RecordBatchBuilder(0, CompressionType.LZ4).append(env.now(), (String) null, "v")
