@@ -269,12 +269,16 @@ public final class Log implements AutoCloseable {
      * The checks of a leader append that read only the request's bytes: framing, CRCs and the walk of every record,
      * decompression included, with the errors of {@link #appendAsLeader(MemoryRecords, int)}. It takes no lock, so
      * callers run it before they take theirs (B122): a large or compressed batch costs its own request's time, not
-     * every append's. The walk uses max.message.bytes as this log's config has it when the call starts.
+     * every append's. The walk uses max.message.bytes as this log's config has it when the call starts, and so do
+     * the key rule of a compacted topic (B215) and the re-encoding of batches in the topic's compression.type (B210).
      */
     public ValidatedRecords validateForLeader(MemoryRecords records) {
         LogConfig walkConfig = config;
         List<RecordBatch> batches = LogValidator.validateFraming(records, walkConfig);
-        return new ValidatedRecords(records, batches, LogValidator.walkRecords(batches, walkConfig));
+        ValidatedRecords walked = new ValidatedRecords(records, batches,
+                LogValidator.walkRecords(batches, walkConfig, topicPartition));
+        // Re-encoding in the topic's compression.type is costly too, so it runs here, outside the locks (B210).
+        return LogRecompression.toTopicCodec(walked, walkConfig);
     }
 
     /** {@link #appendAsLeader(MemoryRecords, int)} for records that {@link #validateForLeader} has checked. */

@@ -1,5 +1,6 @@
 package io.tideline.store.log;
 
+import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
 import io.tideline.common.errors.TidelineException;
 import io.tideline.store.config.LogConfig;
@@ -53,13 +54,14 @@ final class LogValidator {
      * Leader path, before the log's lock is taken (B122): walks the records of every batch ({@code batches} from
      * {@link #validateFraming}), compressed ones as they inflate. Their records may hold at most what an uncompressed
      * batch of max.message.bytes holds (B120). Returns each batch's checks, in order, for
-     * {@link #validateAndAssignOffsets}.
+     * {@link #validateAndAssignOffsets}. On a compacted topic every record must have a key (B215);
+     * {@code topicPartition} names the partition in that refusal, as Kafka's message does.
      */
-    static List<RecordChecks> walkRecords(List<RecordBatch> batches, LogConfig config) {
+    static List<RecordChecks> walkRecords(List<RecordBatch> batches, LogConfig config, TopicPartition topicPartition) {
         long maxRecordsBytes = Math.max(0, config.maxMessageBytes() - RecordBatch.RECORDS_OFFSET);
         List<RecordChecks> walked = new ArrayList<>(batches.size());
         for (RecordBatch batch : batches) {
-            RecordChecks checks = new RecordChecks();
+            RecordChecks checks = new RecordChecks(config.compact() ? topicPartition : null);
             batch.forEachRecord(maxRecordsBytes, checks);
             walked.add(checks);
         }
@@ -116,22 +118,43 @@ final class LogValidator {
     }
 
     /**
-     * Per-record rules of the leader path, collected during one walk: offset deltas 0, 1, 2, ... and no
-     * timestamp below -1. The first violation is kept and thrown after the walk, so that a batch that
-     * is also malformed further on fails with CORRUPT_MESSAGE first, as when the records were decoded.
+     * Per-record rules of the leader path, collected during one walk: offset deltas 0, 1, 2, ..., a key on
+     * every record of a compacted topic (B215) and no timestamp below -1. The first violation is kept and
+     * thrown after the walk, so that a batch that is also malformed further on fails with CORRUPT_MESSAGE
+     * first, as when the records were decoded.
      */
     static final class RecordChecks implements RecordBatch.RecordVisitor {
+        /** The partition of a compacted topic, whose records need keys; null when keys are optional. */
+        private final TopicPartition compactedPartition;
         private int index;
         private long maxTimestamp = RecordBatch.NO_TIMESTAMP;
         private long minTimestamp = Long.MAX_VALUE;
         private TidelineException firstViolation;
 
+        RecordChecks(TopicPartition compactedPartition) {
+            this.compactedPartition = compactedPartition;
+        }
+
+        /** A record broke a rule: the append will be refused with it. */
+        boolean violated() {
+            return firstViolation != null;
+        }
+
         @Override
         public void accept(int offsetDelta, long timestamp) {
+            accept(offsetDelta, timestamp, true);
+        }
+
+        @Override
+        public void accept(int offsetDelta, long timestamp, boolean hasKey) {
             if (firstViolation == null) {
                 if (offsetDelta != index) {
                     firstViolation = new TidelineException(Errors.INVALID_RECORD,
                             "Record offset deltas inside a batch must be 0, 1, 2, ...; found " + offsetDelta + " at position " + index);
+                } else if (!hasKey && compactedPartition != null) {
+                    // Kafka's text, which its producer shows in the InvalidRecordException it throws.
+                    firstViolation = new TidelineException(Errors.INVALID_RECORD,
+                            "Compacted topic cannot accept message without key in topic partition " + compactedPartition);
                 } else if (timestamp < RecordBatch.NO_TIMESTAMP) {
                     firstViolation = new TidelineException(Errors.INVALID_TIMESTAMP, "Record timestamp " + timestamp + " is negative");
                 }

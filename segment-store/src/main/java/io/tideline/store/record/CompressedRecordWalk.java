@@ -78,7 +78,8 @@ final class CompressedRecordWalk {
             readByte(); // record attributes: unused in v2
             long timestampDelta = readVarlong();
             int offsetDelta = readVarint();
-            byte[] key = field(readVarint(), recordEnd, materialise, i);
+            int recordKeyLength = readVarint();
+            byte[] key = field(recordKeyLength, recordEnd, materialise, i);
             byte[] value = field(readVarint(), recordEnd, materialise, i);
             int headerCount = readVarint();
             if (headerCount < 0) {
@@ -103,7 +104,7 @@ final class CompressedRecordWalk {
             if (materialise) {
                 out.add(new Record(base + offsetDelta, timestamp, key, value, headers));
             } else {
-                visitor.accept(offsetDelta, timestamp);
+                visitor.accept(offsetDelta, timestamp, recordKeyLength >= 0);
             }
         }
         if (pos < end || fill()) {

@@ -5,8 +5,10 @@ import io.tideline.common.errors.TidelineException;
 
 /**
  * Compression codecs as numbered in attribute bits 0-2 of a v2 batch. The store keeps compressed
- * batches as they arrive; it decompresses only to validate records on the leader and to iterate them
- * in tools, streaming, for every codec Kafka's clients send ({@link RecordCompression}).
+ * batches as they arrive unless the topic's compression.type names another codec (then the leader
+ * re-encodes them: {@link BatchRecompressor}, docs/behaviours.md B210); it decompresses to validate records
+ * on the leader and to iterate them in tools, streaming, for every codec Kafka's clients send
+ * ({@link RecordCompression}).
  */
 public enum CompressionType {
     NONE(0, "none"),

@@ -239,8 +239,9 @@ public final class RecordBatch {
 
     /**
      * Walks every record with the checks of {@link #records()} (same errors) but copies nothing: keys,
-     * values and headers are skipped, and {@code visitor} gets each record's offset delta and timestamp
-     * in order. That is all leader validation needs; decoding into {@link Record}s copied every value,
+     * values and headers are skipped, and {@code visitor} gets each record's offset delta, timestamp and
+     * whether it has a key (for a compacted topic, B215), in order. That is all leader validation needs;
+     * decoding into {@link Record}s copied every value,
      * about 15% of an append's CPU (docs/performance.md). Compressed records are walked as they inflate,
      * and at most {@code maxRecordsBytes} of them: past that the walk stops with MESSAGE_TOO_LARGE (B120).
      */
@@ -280,7 +281,8 @@ public final class RecordBatch {
             in.pos++; // record attributes: unused in v2
             long timestampDelta = in.readVarlong();
             int offsetDelta = in.readVarint();
-            boolean fieldsFit = in.skipField(in.readVarint(), recordEnd) && in.skipField(in.readVarint(), recordEnd);
+            int recordKeyLength = in.readVarint();
+            boolean fieldsFit = in.skipField(recordKeyLength, recordEnd) && in.skipField(in.readVarint(), recordEnd);
             int headerCount = in.readVarint();
             for (int h = 0; h < headerCount && fieldsFit; h++) {
                 int keyLength = in.readVarint();
@@ -289,7 +291,7 @@ public final class RecordBatch {
             if (!fieldsFit || in.malformed || headerCount < 0 || in.pos != recordEnd) {
                 throw corrupt("record " + i + " is malformed: its fields do not fill exactly its " + length + " bytes");
             }
-            visitor.accept(offsetDelta, logAppendTime ? maxTimestamp : baseTimestamp + timestampDelta);
+            visitor.accept(offsetDelta, logAppendTime ? maxTimestamp : baseTimestamp + timestampDelta, recordKeyLength >= 0);
         }
         if (in.pos != in.end) {
             throw corrupt((in.end - in.pos) + " bytes follow the last of " + count + " records");
@@ -376,6 +378,11 @@ public final class RecordBatch {
     @FunctionalInterface
     public interface RecordVisitor {
         void accept(int offsetDelta, long timestamp);
+
+        /** What the walks call: also says whether the record has a key (a null key is length -1). */
+        default void accept(int offsetDelta, long timestamp, boolean hasKey) {
+            accept(offsetDelta, timestamp);
+        }
     }
 
     private void decode(long maxRecordsBytes, List<Record> out, RecordVisitor visitor) {
@@ -401,7 +408,8 @@ public final class RecordBatch {
                 payload.get(); // record attributes: unused in v2
                 long timestampDelta = Varint.readVarlong(payload);
                 int offsetDelta = Varint.readVarint(payload);
-                byte[] key = readBytes(payload, Varint.readVarint(payload), end, materialise);
+                int recordKeyLength = Varint.readVarint(payload);
+                byte[] key = readBytes(payload, recordKeyLength, end, materialise);
                 byte[] value = readBytes(payload, Varint.readVarint(payload), end, materialise);
                 int headerCount = Varint.readVarint(payload);
                 if (headerCount < 0) {
@@ -426,7 +434,7 @@ public final class RecordBatch {
                 if (materialise) {
                     out.add(new Record(base + offsetDelta, timestamp, key, value, headers));
                 } else {
-                    visitor.accept(offsetDelta, timestamp);
+                    visitor.accept(offsetDelta, timestamp, recordKeyLength >= 0);
                 }
             }
         } catch (java.nio.BufferUnderflowException | IllegalArgumentException e) {
