@@ -175,6 +175,7 @@ public final class Cleaner {
             }
             cleaned.onBecomeInactiveSegment();
             cleaned.flush();
+            swapListener.reached(LogFileNames.filenamePrefixFromOffset(cleaned.baseOffset()) + " .cleaned written");
             checkDone.run();
             swapped = target.replaceSegments(cleaned, group, swapListener);
             if (!swapped) {

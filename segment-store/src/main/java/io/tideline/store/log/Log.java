@@ -466,6 +466,9 @@ public final class Log implements AutoCloseable {
             active.onBecomeInactiveSegment();
             LogSegment fresh = newSegment(newBaseOffset);
             segments.put(newBaseOffset, fresh);
+            // Readers bound only the new active segment by a position from now on: a closed segment may be
+            // rewritten by the log cleaner, and a position in its old bytes would cut its new ones short.
+            endPosition = new EndPosition(logEndOffset, newBaseOffset, 0);
             // The state of every batch below the new segment: recovery replays from here, not from the log start.
             producerState.takeSnapshot();
             // The closed segment is fsynced on the scheduler, not here: an fsync of a full segment

@@ -148,6 +148,15 @@ class CleanerTest {
     }
 
     @Test
+    void aLoneTombstoneBeforeItsHorizonStays() throws Exception {
+        Log log = fx.open("t-0", compactConfig(1024));
+        write(log, "a", null);
+        log.roll(log.logEndOffset());
+        fx.clean(log, 0);
+        assertEquals(Map.of(0L, "a=null"), keyedByOffset(readRecords(log)));
+    }
+
+    @Test
     void retainedRecordsKeepTheirBatchOffsetsCodecAndGaps() throws Exception {
         Log log = fx.open("t-0", compactConfig(4096));
         RecordBatchBuilder builder = new RecordBatchBuilder(0, CompressionType.GZIP);
