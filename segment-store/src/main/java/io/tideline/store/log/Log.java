@@ -842,8 +842,17 @@ public final class Log implements AutoCloseable {
         facts.add(new RetentionPlan.SegmentFacts(previous.baseOffset(), logEndOffset, previous.size(),
                 previous.maxTimestampSoFar()));
         LogConfig cfg = config;
-        return RetentionPlan.evaluate(facts, logStartOffset, highWatermark, cfg.retentionMs(), cfg.retentionBytes(),
+        return RetentionPlan.evaluate(facts, logStartOffset, highWatermark, retentionMs(cfg), retentionBytes(cfg),
                 nowMs, nowMs);
+    }
+
+    /** retention.ms as the pass applies it: off for a log whose cleanup.policy lacks delete (docs/behaviours.md B191). */
+    private static long retentionMs(LogConfig cfg) {
+        return cfg.delete() ? cfg.retentionMs() : -1L;
+    }
+
+    private static long retentionBytes(LogConfig cfg) {
+        return cfg.delete() ? cfg.retentionBytes() : -1L;
     }
 
     /**
@@ -855,7 +864,7 @@ public final class Log implements AutoCloseable {
         lock.lock();
         try {
             LogConfig cfg = config;
-            return new RetentionView(logStartOffset, highWatermark, logEndOffset, cfg.retentionMs(), cfg.retentionBytes(),
+            return new RetentionView(logStartOffset, highWatermark, logEndOffset, retentionMs(cfg), retentionBytes(cfg),
                     cfg.fileDeleteDelayMs(), retentionPlan(passAtMs));
         } finally {
             lock.unlock();
