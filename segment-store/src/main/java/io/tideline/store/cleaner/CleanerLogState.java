@@ -13,8 +13,10 @@ import io.tideline.common.TopicPartition;
  *                               past max.compaction.lag.ms)
  * @param state                  IDLE, IN_PROGRESS, ABORTED, PAUSED or UNCLEANABLE
  * @param lastCleaningMs         when the last cleaning of it ended by the broker's clock, -1 if none since start
+ * @param segments               what a cleaning now would do with each segment ({@link LogToClean#explain()})
  */
 public record CleanerLogState(TopicPartition topicPartition, double dirtyRatio, long firstDirtyOffset,
                               long firstUncleanableOffset, long cleanableBytes, long compactionDelayMs,
-                              boolean cleanable, String state, long lastCleaningMs) {
+                              boolean cleanable, String state, long lastCleaningMs,
+                              java.util.List<LogToClean.SegmentVerdict> segments) {
 }

@@ -159,12 +159,28 @@ public final class LogCleaner implements AutoCloseable {
                 manager.cleaningStopped(target.topicPartition(), false);
                 return false;
             } catch (Exception e) {
+                if (segmentsLeftTheLog(cleanable)) {
+                    // A truncation or deletion closed a segment under the cleaning: it stops as if aborted (B189).
+                    log.info("Cleaning of {} stopped: its segments changed ({})", target.topicPartition(), e.toString());
+                    manager.cleaningStopped(target.topicPartition(), false);
+                    return false;
+                }
                 // Kafka's rule: a log whose cleaning fails is left alone until the store restarts, and the
                 // other logs are still cleaned.
                 log.error("Cleaning of {} failed; it is not cleaned again until restart", target.topicPartition(), e);
                 manager.cleaningStopped(target.topicPartition(), true);
                 return false;
             }
+        }
+
+        private boolean segmentsLeftTheLog(LogToClean cleanable) {
+            Log target = cleanable.log();
+            if (target.isClosed()) {
+                return true;
+            }
+            java.util.Set<Object> current = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+            current.addAll(target.segments());
+            return !current.containsAll(cleanable.view().closedSegments());
         }
 
         private Cleaner cleaner() {

@@ -110,7 +110,8 @@ public final class LogCleanerManager {
         LogToClean e = evaluate(target, nowMs);
         String state = uncleanable.contains(tp) ? "UNCLEANABLE" : states.containsKey(tp) ? states.get(tp).name() : "IDLE";
         return Optional.of(new CleanerLogState(tp, e.cleanableRatio(), e.firstDirtyOffset(), e.firstUncleanableOffset(),
-                e.cleanableBytes(), e.compactionDelayMs(), e.cleanable(), state, lastCleaningMs.getOrDefault(tp, -1L)));
+                e.cleanableBytes(), e.compactionDelayMs(), e.cleanable(), state, lastCleaningMs.getOrDefault(tp, -1L),
+                e.explain()));
     }
 
     /** A cleaning ended: its end offset is checkpointed as the next first dirty offset. */

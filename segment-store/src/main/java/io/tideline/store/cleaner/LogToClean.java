@@ -78,6 +78,39 @@ public record LogToClean(Log log, Log.CleanerView view, long firstDirtyOffset, l
         return i + 1 < closed.size() ? closed.get(i + 1).baseOffset() : view.activeBaseOffset();
     }
 
+    /** What a cleaning now would do with one segment, and why (B193). */
+    public record SegmentVerdict(long baseOffset, long sizeBytes, String verdict) {
+    }
+
+    /**
+     * One verdict per segment, from this evaluation: clean (below the first dirty offset: rewritten by the next
+     * cleaning, keeping only what no later record of its key replaces), dirty (mapped and rewritten), or kept
+     * uncleaned with the bound that stops it (the active segment, the high watermark, min.compaction.lag.ms).
+     */
+    public List<SegmentVerdict> explain() {
+        List<SegmentVerdict> verdicts = new java.util.ArrayList<>();
+        List<LogSegment> closed = view.closedSegments();
+        for (LogSegment segment : closed) {
+            long end = segmentEnd(closed, segment, view);
+            String verdict;
+            if (end <= firstDirtyOffset) {
+                verdict = "clean: rewritten by the next cleaning, keeping records no later record of their key replaces";
+            } else if (end <= firstUncleanableOffset) {
+                verdict = "dirty: its keys are mapped and it is rewritten by the next cleaning";
+            } else if (segment.baseOffset() < firstUncleanableOffset) {
+                verdict = "partly dirty: mapped and rewritten up to offset " + firstUncleanableOffset;
+            } else if (segment.baseOffset() >= view.highWatermark()) {
+                verdict = "kept uncleaned: at or above the high watermark " + view.highWatermark();
+            } else {
+                verdict = "kept uncleaned: newer than min.compaction.lag.ms (" + view.config().minCompactionLagMs()
+                        + " ms), or after such a segment";
+            }
+            verdicts.add(new SegmentVerdict(segment.baseOffset(), segment.size(), verdict));
+        }
+        verdicts.add(new SegmentVerdict(view.activeBaseOffset(), -1, "kept uncleaned: the active segment"));
+        return verdicts;
+    }
+
     public long totalBytes() {
         return cleanBytes + cleanableBytes;
     }

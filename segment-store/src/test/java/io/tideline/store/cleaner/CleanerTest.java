@@ -238,6 +238,32 @@ class CleanerTest {
         }
     }
 
+    @Test
+    void aCleaningWhoseSegmentsRetentionTookMeanwhileSwapsNothing() throws Exception {
+        Log log = fx.open("t-0", compactConfig(300));
+        for (int i = 0; i < 40; i++) {
+            write(log, "k" + (i % 4), "v" + i);
+        }
+        log.roll(log.logEndOffset());
+        long secondSegment = log.segments().get(1).baseOffset();
+        LogToClean cleanable = LogToClean.evaluate(log, log.cleanerView(), java.util.OptionalLong.of(0), fx.time.milliseconds());
+        boolean[] deleted = {false};
+        org.junit.jupiter.api.Assertions.assertThrows(LogCleaningAbortedException.class,
+                () -> CleanerFixture.cleaner(fx.time, io.tideline.store.segment.SegmentSwap.StepListener.NONE)
+                        .clean(cleanable, () -> {
+                            if (!deleted[0]) {
+                                deleted[0] = true;
+                                log.deleteRecords(secondSegment);
+                                log.deleteOldSegments();
+                            }
+                        }));
+        assertEquals(secondSegment, log.logStartOffset());
+        try (Stream<Path> files = Files.list(log.dir())) {
+            assertFalse(files.anyMatch(p -> p.toString().endsWith(".cleaned") || p.toString().endsWith(".swap")));
+        }
+        assertEquals(40 - secondSegment, readRecords(log).size(), "nothing of the aborted cleaning is in the log (B189)");
+    }
+
     private Log reopen(Log log) throws Exception {
         Path dir = log.dir();
         log.close();

@@ -83,6 +83,9 @@ class LogCleanerIntegrationTest {
         writeKeys(log, 60, 3);
         CleanerLogState before = manager.describeCleaning(tp).orElseThrow();
         assertTrue(before.cleanable());
+        assertTrue(before.segments().stream().limit(before.segments().size() - 1)
+                .allMatch(v -> v.verdict().startsWith("dirty")), before.segments().toString());
+        assertTrue(before.segments().get(before.segments().size() - 1).verdict().contains("active segment"));
         assertEquals(0, before.firstDirtyOffset());
         assertEquals(1.0, before.dirtyRatio());
 
@@ -95,6 +98,7 @@ class LogCleanerIntegrationTest {
         assertEquals(60, after.firstDirtyOffset());
         assertEquals(0.0, after.dirtyRatio());
         assertFalse(after.cleanable());
+        assertTrue(after.segments().get(0).verdict().startsWith("clean"), after.segments().toString());
         assertEquals(time.milliseconds(), after.lastCleaningMs());
         assertEquals(0, gauge("kafka.log:type=LogCleanerManager,name=max-dirty-percent"), "the next look found it clean");
         assertTrue(metrics.getGauges().keySet().containsAll(List.of("kafka.log:type=LogCleaner,name=max-clean-time-secs",
