@@ -1,6 +1,7 @@
 package io.tideline.store.cleaner;
 
 import io.tideline.common.TopicPartition;
+import java.util.List;
 
 /**
  * The operator's view of one compacted log (docs/behaviours.md B193), from the same evaluation the cleaner
@@ -18,5 +19,5 @@ import io.tideline.common.TopicPartition;
 public record CleanerLogState(TopicPartition topicPartition, double dirtyRatio, long firstDirtyOffset,
                               long firstUncleanableOffset, long cleanableBytes, long compactionDelayMs,
                               boolean cleanable, String state, long lastCleaningMs,
-                              java.util.List<LogToClean.SegmentVerdict> segments) {
+                              List<LogToClean.SegmentVerdict> segments) {
 }

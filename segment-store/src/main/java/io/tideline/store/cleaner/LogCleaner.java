@@ -7,8 +7,11 @@ import io.tideline.store.log.Log;
 import io.tideline.store.segment.SegmentSwap;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -178,7 +181,7 @@ public final class LogCleaner implements AutoCloseable {
             if (target.isClosed()) {
                 return true;
             }
-            java.util.Set<Object> current = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+            Set<Object> current = Collections.newSetFromMap(new IdentityHashMap<>());
             current.addAll(target.segments());
             return !current.containsAll(cleanable.view().closedSegments());
         }

@@ -2,6 +2,7 @@ package io.tideline.store.cleaner;
 
 import io.tideline.store.log.Log;
 import io.tideline.store.segment.LogSegment;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 
@@ -88,7 +89,7 @@ public record LogToClean(Log log, Log.CleanerView view, long firstDirtyOffset, l
      * uncleaned with the bound that stops it (the active segment, the high watermark, min.compaction.lag.ms).
      */
     public List<SegmentVerdict> explain() {
-        List<SegmentVerdict> verdicts = new java.util.ArrayList<>();
+        List<SegmentVerdict> verdicts = new ArrayList<>();
         List<LogSegment> closed = view.closedSegments();
         for (LogSegment segment : closed) {
             long end = segmentEnd(closed, segment, view);

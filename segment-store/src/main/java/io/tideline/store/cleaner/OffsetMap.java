@@ -1,8 +1,10 @@
 package io.tideline.store.cleaner;
 
 import java.nio.ByteBuffer;
+import java.security.DigestException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
 
 /**
  * The cleaner's dedupe map: the MD5 digest of a record key to the latest offset seen for it, in one
@@ -86,7 +88,7 @@ public final class OffsetMap {
 
     /** Empties the map for the next cleaning (the buffer is reused). */
     public void clear() {
-        java.util.Arrays.fill(bytes.array(), (byte) 0);
+        Arrays.fill(bytes.array(), (byte) 0);
         entries = 0;
         latestOffset = -1L;
         lookups = 0;
@@ -98,7 +100,7 @@ public final class OffsetMap {
         digest.update(key);
         try {
             digest.digest(hash, 0, HASH_SIZE);
-        } catch (java.security.DigestException e) {
+        } catch (DigestException e) {
             throw new IllegalStateException(e);
         }
         lookups++;

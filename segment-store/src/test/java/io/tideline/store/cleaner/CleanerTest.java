@@ -6,6 +6,7 @@ import static io.tideline.store.cleaner.CleanerFixture.readRecords;
 import static io.tideline.store.cleaner.CleanerFixture.string;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tideline.store.log.Log;
@@ -16,12 +17,14 @@ import io.tideline.store.record.Record;
 import io.tideline.store.record.RecordBatch;
 import io.tideline.store.record.RecordBatchBuilder;
 import io.tideline.store.segment.LogSegment;
+import io.tideline.store.segment.SegmentSwap;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -246,10 +249,10 @@ class CleanerTest {
         }
         log.roll(log.logEndOffset());
         long secondSegment = log.segments().get(1).baseOffset();
-        LogToClean cleanable = LogToClean.evaluate(log, log.cleanerView(), java.util.OptionalLong.of(0), fx.time.milliseconds());
+        LogToClean cleanable = LogToClean.evaluate(log, log.cleanerView(), OptionalLong.of(0), fx.time.milliseconds());
         boolean[] deleted = {false};
-        org.junit.jupiter.api.Assertions.assertThrows(LogCleaningAbortedException.class,
-                () -> CleanerFixture.cleaner(fx.time, io.tideline.store.segment.SegmentSwap.StepListener.NONE)
+        assertThrows(LogCleaningAbortedException.class,
+                () -> CleanerFixture.cleaner(fx.time, SegmentSwap.StepListener.NONE)
                         .clean(cleanable, () -> {
                             if (!deleted[0]) {
                                 deleted[0] = true;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tideline.store.config.LogConfig;
 import io.tideline.store.log.Log;
 import io.tideline.store.record.Record;
 import io.tideline.store.record.RecordBatchBuilder;
@@ -55,7 +56,7 @@ class SwapCrashTest {
             // Groups of several segments: each cleaned segment replaces four old ones (about 2,800 bytes each).
             Map<String, Object> larger = new HashMap<>(config);
             larger.put("segment.bytes", 2800);
-            log.updateConfig(io.tideline.store.config.LogConfig.fromMap(larger));
+            log.updateConfig(LogConfig.fromMap(larger));
 
             List<String> steps = new ArrayList<>();
             List<Path> copies = new ArrayList<>();
