@@ -28,6 +28,7 @@ import io.tideline.store.segment.LogSegment.RollParams;
 import io.tideline.store.segment.LogSegment.RollReason;
 import io.tideline.store.segment.LogSegment.TimestampAndOffset;
 import io.tideline.store.segment.RecordsSlice;
+import io.tideline.store.segment.SegmentSwap;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -469,6 +470,9 @@ public final class Log implements AutoCloseable {
             active.onBecomeInactiveSegment();
             LogSegment fresh = newSegment(newBaseOffset);
             segments.put(newBaseOffset, fresh);
+            // Readers bound only the new active segment by a position from now on: a closed segment may be
+            // rewritten by the log cleaner, and a position in its old bytes would cut its new ones short.
+            endPosition = new EndPosition(logEndOffset, newBaseOffset, 0);
             // The state of every batch below the new segment: recovery replays from here, not from the log start.
             producerState.takeSnapshot();
             // The closed segment is fsynced on the scheduler, not here: an fsync of a full segment
@@ -915,6 +919,81 @@ public final class Log implements AutoCloseable {
         log.info("Deleting {} segment(s) of {} ({}), base offsets {} to {}; log start offset is now {}", count,
                 topicPartition, reason, toDelete.get(0).baseOffset(), toDelete.get(count - 1).baseOffset(), logStartOffset);
         return count;
+    }
+
+    // ---------------------------------------------------------------- compaction (the log cleaner's hooks)
+
+    /**
+     * What the log cleaner decides on, read under the lock in one consistent view: the closed segments in
+     * offset order, the offsets that bound a cleaning (docs/behaviours.md B181) and the last offset of each
+     * active idempotent producer's last batch (B184).
+     */
+    public CleanerView cleanerView() {
+        lock.lock();
+        try {
+            ensureOpen();
+            List<LogSegment> all = new ArrayList<>(segments.values());
+            Map<Long, Long> lastOffsets = new java.util.HashMap<>();
+            for (ProducerStateEntry producer : producerState.activeProducers()) {
+                lastOffsets.put(producer.producerId(), producer.lastOffset());
+            }
+            return new CleanerView(List.copyOf(all.subList(0, all.size() - 1)), activeSegment().baseOffset(),
+                    logStartOffset, highWatermark, logEndOffset, config, Map.copyOf(lastOffsets));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** See {@link #cleanerView()}. {@code closedSegments} excludes the active segment. */
+    public record CleanerView(List<LogSegment> closedSegments, long activeBaseOffset, long logStartOffset,
+                              long highWatermark, long logEndOffset, LogConfig config,
+                              Map<Long, Long> lastOffsetByProducer) {
+    }
+
+    /**
+     * Puts {@code cleaned} (written as {@code .cleaned}, flushed) in place of {@code old}, consecutive closed
+     * segments starting at its base offset, by {@link SegmentSwap}'s protocol (docs/behaviours.md B187): the
+     * swap is committed, the map changes (a reader sees either set, both hold the same offsets), the old
+     * files are renamed {@code .deleted} and unlinked after file.delete.delay.ms (B17), and the swap takes its
+     * final names. Returns false, changing nothing, when any of {@code old} is no longer in the log
+     * (retention, DeleteRecords, a truncation or a close took it meanwhile, B189): the caller drops the
+     * cleaned files.
+     */
+    public boolean replaceSegments(LogSegment cleaned, List<LogSegment> old, SegmentSwap.StepListener listener) {
+        lock.lock();
+        try {
+            if (closed || old.isEmpty() || old.get(0).baseOffset() != cleaned.baseOffset()) {
+                return false;
+            }
+            for (LogSegment segment : old) {
+                if (segments.get(segment.baseOffset()) != segment || segment == activeSegment()) {
+                    return false;
+                }
+            }
+            SegmentSwap.commit(cleaned, listener);
+            segments.put(cleaned.baseOffset(), cleaned);
+            for (LogSegment segment : old.subList(1, old.size())) {
+                segments.remove(segment.baseOffset());
+            }
+            List<LogSegment> renamed = new ArrayList<>();
+            try {
+                for (LogSegment segment : old) {
+                    segment.changeFileSuffixes("", LogFileNames.DELETED_SUFFIX, false);
+                    renamed.add(segment);
+                    listener.reached(segment.baseOffset() + " old set -> .deleted");
+                }
+                FileUtils.fsyncDirectory(dir);
+            } finally {
+                deleter.scheduleUnlink(renamed, config.fileDeleteDelayMs(), time.milliseconds());
+            }
+            SegmentSwap.complete(cleaned, listener);
+            return true;
+        } catch (IOException e) {
+            throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Swapping in a cleaned segment of "
+                    + topicPartition + " failed", e);
+        } finally {
+            lock.unlock();
+        }
     }
 
     // ---------------------------------------------------------------- truncation (followers)

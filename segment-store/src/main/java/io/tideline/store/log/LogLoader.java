@@ -9,6 +9,7 @@ import io.tideline.store.segment.FileBatch;
 import io.tideline.store.segment.FileLayer;
 import io.tideline.store.segment.LogFileNames;
 import io.tideline.store.segment.LogSegment;
+import io.tideline.store.segment.SegmentSwap;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,6 +26,7 @@ import org.slf4j.LoggerFactory;
  * have damaged, and works out the log's offsets.
  *
  * <ul>
+ *   <li>A cleaning the stop interrupted is completed or rolled back first ({@link SegmentSwap#recover}).</li>
  *   <li>{@code *.deleted} and {@code *.tmp} files are leftovers of a deletion or a checkpoint write that
  *       a stop interrupted: removed. Index files whose {@code .log} is gone are removed too.</li>
  *   <li>After an unclean stop, every segment from the one holding the recovery point on is validated
@@ -49,6 +51,8 @@ final class LogLoader {
     static LoadedLog load(Path dir, LogConfig config, Time time, Random random, long logStartOffsetCheckpoint,
                           long recoveryPointCheckpoint, boolean hadCleanShutdown, FileLayer files) throws IOException {
         Files.createDirectories(dir);
+        // Before anything is listed: an interrupted cleaning's swap decides which segments exist (B187).
+        SegmentSwap.recover(dir);
         removeLeftovers(dir);
         TreeMap<Long, LogSegment> segments = new TreeMap<>();
         int recovered = 0;

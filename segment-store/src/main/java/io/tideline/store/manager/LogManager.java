@@ -5,6 +5,8 @@ import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
 import io.tideline.common.time.Scheduler;
 import io.tideline.common.time.Time;
+import io.tideline.store.cleaner.CleanerLogState;
+import io.tideline.store.cleaner.LogCleaner;
 import io.tideline.store.config.LogConfig;
 import io.tideline.store.config.StoreConfig;
 import io.tideline.store.dir.DeletedOpenFile;
@@ -76,6 +78,8 @@ public final class LogManager implements AutoCloseable {
     private volatile long retentionScheduledAtMs;
     /** Retention passes run to the end: lets a caller wait for a pass instead of for a time. */
     private final AtomicLong retentionPasses = new AtomicLong();
+    /** Compacts the logs whose cleanup.policy has compact (docs/behaviours.md B180); null with log.cleaner.threads=0. */
+    private final LogCleaner cleaner;
 
     public LogManager(StoreConfig config, String clusterId, int nodeId, Time time, Scheduler scheduler,
                       MetricRegistry metrics, Random random) {
@@ -96,6 +100,8 @@ public final class LogManager implements AutoCloseable {
         this.deleter = new SegmentDeleter(scheduler);
         this.deletedDirs = new DeletedLogDirs(scheduler);
         this.defaults = config.logConfigDefaults();
+        this.cleaner = config.cleanerConfig().threads() > 0
+                ? new LogCleaner(config.cleanerConfig(), logs::values, time, scheduler) : null;
     }
 
     /** Locks, stamps and loads every log dir, then schedules retention and checkpoints. */
@@ -137,7 +143,25 @@ public final class LogManager implements AutoCloseable {
         long expirationCheck = config.producerIdExpirationCheckIntervalMs();
         tasks.add(scheduler.schedule("PeriodicProducerExpirationCheck", this::removeExpiredProducers,
                 expirationCheck, expirationCheck));
+        if (cleaner != null) {
+            CleanerMetrics.register(metrics, cleaner);
+            cleaner.startup();
+        }
         started = true;
+    }
+
+    /** The store's log cleaner, when log.cleaner.threads is above 0. */
+    public Optional<LogCleaner> cleaner() {
+        return Optional.ofNullable(cleaner);
+    }
+
+    /** The cleaner's view of a compacted log (docs/behaviours.md B193); empty when it is not compacted or no cleaner runs. */
+    public Optional<CleanerLogState> describeCleaning(TopicPartition tp) throws IOException {
+        Log l = logs.get(tp);
+        if (l == null || cleaner == null) {
+            return Optional.empty();
+        }
+        return cleaner.manager().describe(l, time.milliseconds());
     }
 
     /**
@@ -530,6 +554,10 @@ public final class LogManager implements AutoCloseable {
             return;
         }
         LogMetrics.remove(metrics, tp);
+        if (cleaner != null) {
+            // A cleaning of the log stops before its files go, and its checkpoint entry goes with it (B189).
+            cleaner.manager().forget(removed);
+        }
         removed.closeAndDelete();
         io.tideline.common.io.FileUtils.deleteRecursively(removed.dir());
         checkpointAll();
@@ -725,6 +753,10 @@ public final class LogManager implements AutoCloseable {
         closed = true;
         for (Scheduler.Cancellable task : tasks) {
             task.cancel();
+        }
+        if (cleaner != null) {
+            cleaner.close();
+            CleanerMetrics.remove(metrics);
         }
         for (TopicPartition tp : logs.keySet()) {
             LogMetrics.remove(metrics, tp);

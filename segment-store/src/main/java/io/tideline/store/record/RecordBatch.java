@@ -66,6 +66,11 @@ public final class RecordBatch {
     private static final int TIMESTAMP_TYPE_MASK = 0x08;
     public static final int TRANSACTIONAL_MASK = 0x10;
     public static final int CONTROL_MASK = 0x20;
+    /**
+     * Set by the log cleaner when it first retains a tombstone of the batch (KIP-534): the base
+     * timestamp field then holds the delete horizon, and record timestamps are deltas from it.
+     */
+    public static final int DELETE_HORIZON_MASK = 0x40;
 
     private final ByteBuffer buffer;
 
@@ -136,6 +141,15 @@ public final class RecordBatch {
 
     public boolean isControlBatch() {
         return (attributes() & CONTROL_MASK) != 0;
+    }
+
+    public boolean hasDeleteHorizon() {
+        return (attributes() & DELETE_HORIZON_MASK) != 0;
+    }
+
+    /** The time after which the cleaner removes the batch's tombstones, or -1 when none was set (KIP-534). */
+    public long deleteHorizonMs() {
+        return hasDeleteHorizon() ? baseTimestamp() : NO_TIMESTAMP;
     }
 
     public long baseTimestamp() {

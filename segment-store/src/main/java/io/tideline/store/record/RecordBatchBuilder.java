@@ -29,6 +29,10 @@ public final class RecordBatchBuilder {
     private int recordCount;
     private long baseTimestamp;
     private long maxTimestamp = RecordBatch.NO_TIMESTAMP;
+    /** Offset delta of the last record appended, -1 before the first. */
+    private int lastAppendedDelta = -1;
+    private int lastOffsetDelta = -1;
+    private long deleteHorizonMs = RecordBatch.NO_TIMESTAMP;
 
     public RecordBatchBuilder(long baseOffset) {
         this(baseOffset, CompressionType.NONE);
@@ -66,11 +70,42 @@ public final class RecordBatchBuilder {
     }
 
     public RecordBatchBuilder append(long timestamp, byte[] key, byte[] value, List<Header> headers) {
-        if (recordCount == 0) {
-            baseTimestamp = timestamp;
+        return appendWithOffsetDelta(lastAppendedDelta + 1, timestamp, key, value, headers);
+    }
+
+    /**
+     * Keeps the batch's offsets as they were when a batch is rebuilt with some records left out (the log
+     * cleaner): the records keep their deltas, with gaps, and the batch keeps its last offset, so the last
+     * sequence of an idempotent producer's batch survives (docs/behaviours.md B184).
+     */
+    public RecordBatchBuilder overrideLastOffsetDelta(int delta) {
+        this.lastOffsetDelta = delta;
+        return this;
+    }
+
+    /**
+     * Marks the batch with a delete horizon (KIP-534): the base timestamp field holds it and record
+     * timestamps become deltas from it. Set before the first record is appended.
+     */
+    public RecordBatchBuilder deleteHorizon(long horizonMs) {
+        if (recordCount > 0) {
+            throw new IllegalStateException("the delete horizon is set before the first record");
         }
+        this.deleteHorizonMs = horizonMs;
+        return this;
+    }
+
+    /** Appends a record at {@code offsetDelta}, which must be above the previous record's. */
+    public RecordBatchBuilder appendWithOffsetDelta(int offsetDelta, long timestamp, byte[] key, byte[] value,
+                                                    List<Header> headers) {
+        if (offsetDelta <= lastAppendedDelta) {
+            throw new IllegalArgumentException("offset delta " + offsetDelta + " is not above " + lastAppendedDelta);
+        }
+        if (recordCount == 0) {
+            baseTimestamp = deleteHorizonMs != RecordBatch.NO_TIMESTAMP ? deleteHorizonMs : timestamp;
+        }
+        lastAppendedDelta = offsetDelta;
         maxTimestamp = Math.max(maxTimestamp, timestamp);
-        int offsetDelta = recordCount;
         long timestampDelta = timestamp - baseTimestamp;
         int bodySize = 1 + Varint.sizeOfVarlong(timestampDelta) + Varint.sizeOfVarint(offsetDelta)
                 + sizeOfBytes(key) + sizeOfBytes(value) + Varint.sizeOfVarint(headers.size());
@@ -117,9 +152,10 @@ public final class RecordBatchBuilder {
         out.putInt(partitionLeaderEpoch);
         out.put(RecordBatch.MAGIC);
         out.putInt(0); // CRC, filled below
-        int attributes = compression.id | (timestampType == TimestampType.LOG_APPEND_TIME ? 0x08 : 0);
+        int attributes = compression.id | (timestampType == TimestampType.LOG_APPEND_TIME ? 0x08 : 0)
+                | (deleteHorizonMs != RecordBatch.NO_TIMESTAMP ? RecordBatch.DELETE_HORIZON_MASK : 0);
         out.putShort((short) attributes);
-        out.putInt(recordCount - 1);
+        out.putInt(Math.max(lastOffsetDelta, lastAppendedDelta));
         out.putLong(baseTimestamp);
         out.putLong(maxTimestamp);
         out.putLong(producerId);
@@ -136,6 +172,34 @@ public final class RecordBatchBuilder {
     /** The batch as records, on the batch's own buffer (no further copy). */
     public MemoryRecords buildRecords() {
         return MemoryRecords.readableRecords(build().buffer());
+    }
+
+    /**
+     * A batch of no records that keeps {@code original}'s offsets, producer fields and max timestamp (Kafka's
+     * empty batch header): what the cleaner leaves of an idempotent producer's last batch when it removes every
+     * record of it, so the producer's last sequence survives (docs/behaviours.md B184).
+     */
+    public static RecordBatch emptyBatchLike(RecordBatch original) {
+        ByteBuffer out = ByteBuffer.allocate(RecordBatch.RECORDS_OFFSET).order(ByteOrder.BIG_ENDIAN);
+        out.putLong(original.baseOffset());
+        out.putInt(RecordBatch.RECORDS_OFFSET - RecordBatch.LOG_OVERHEAD);
+        out.putInt(original.partitionLeaderEpoch());
+        out.put(RecordBatch.MAGIC);
+        out.putInt(0);
+        int attributes = (original.timestampType() == TimestampType.LOG_APPEND_TIME ? 0x08 : 0)
+                | (original.attributes() & (RecordBatch.TRANSACTIONAL_MASK | RecordBatch.CONTROL_MASK));
+        out.putShort((short) attributes);
+        out.putInt(original.lastOffsetDelta());
+        out.putLong(original.maxTimestamp());
+        out.putLong(original.maxTimestamp());
+        out.putLong(original.producerId());
+        out.putShort(original.producerEpoch());
+        out.putInt(original.baseSequence());
+        out.putInt(0);
+        out.flip();
+        RecordBatch batch = RecordBatch.wrap(out);
+        out.putInt(RecordBatch.CRC_OFFSET, (int) batch.computeChecksum());
+        return RecordBatch.wrap(out);
     }
 
     private void ensureRoom(int bytes) {

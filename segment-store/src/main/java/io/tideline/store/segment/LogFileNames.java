@@ -14,6 +14,12 @@ public final class LogFileNames {
     /** Appended to every file of a segment chosen for deletion; unlinked after file.delete.delay.ms. */
     public static final String DELETED_SUFFIX = ".deleted";
     public static final String TMP_SUFFIX = ".tmp";
+    /** A segment the log cleaner is writing; removed on open (docs/storage.md "Compaction"). */
+    public static final String CLEANED_SUFFIX = ".cleaned";
+    /** A cleaned segment committed to replace the segments it covers; completed on open. */
+    public static final String SWAP_SUFFIX = ".swap";
+    /** The first dirty offset of every compacted log of a log dir (Kafka's name and format). */
+    public static final String CLEANER_OFFSET_CHECKPOINT = "cleaner-offset-checkpoint";
     public static final String LEADER_EPOCH_CHECKPOINT = "leader-epoch-checkpoint";
     /** The topic id of a partition directory's log (Kafka's name and format). */
     public static final String PARTITION_METADATA = "partition.metadata";

@@ -81,12 +81,28 @@ public final class LogSegment implements AutoCloseable {
     /** As {@link #open(Path, long, int, int, long, boolean, Time)}, the files reached through {@code files}. */
     public static LogSegment open(Path dir, long baseOffset, int maxIndexSize, int indexIntervalBytes,
                                   long rollJitterMs, boolean active, Time time, FileLayer files) throws IOException {
-        FileRecords log = FileRecords.open(LogFileNames.logFile(dir, baseOffset), files);
+        return open(dir, baseOffset, "", maxIndexSize, indexIntervalBytes, rollJitterMs, active, time, files);
+    }
+
+    /**
+     * Creates the file set at {@code baseOffset} with {@code suffix} after every name (the cleaner's
+     * {@code .cleaned} segment), writable, its indexes preallocated to {@code maxIndexSize}.
+     */
+    public static LogSegment createWithSuffix(Path dir, long baseOffset, String suffix, int maxIndexSize,
+                                              int indexIntervalBytes, Time time) throws IOException {
+        return open(dir, baseOffset, suffix, maxIndexSize, indexIntervalBytes, 0, true, time, FileLayer.REAL);
+    }
+
+    private static LogSegment open(Path dir, long baseOffset, String suffix, int maxIndexSize, int indexIntervalBytes,
+                                   long rollJitterMs, boolean active, Time time, FileLayer files) throws IOException {
+        FileRecords log = FileRecords.open(suffixed(LogFileNames.logFile(dir, baseOffset), suffix), files);
         OffsetIndex offsetIndex = null;
         try {
-            offsetIndex = new OffsetIndex(LogFileNames.offsetIndexFile(dir, baseOffset), baseOffset, maxIndexSize, active);
-            TimeIndex timeIndex = new TimeIndex(LogFileNames.timeIndexFile(dir, baseOffset), baseOffset, maxIndexSize, active);
-            TxnIndex txnIndex = new TxnIndex(LogFileNames.txnIndexFile(dir, baseOffset));
+            offsetIndex = new OffsetIndex(suffixed(LogFileNames.offsetIndexFile(dir, baseOffset), suffix), baseOffset,
+                    maxIndexSize, active);
+            TimeIndex timeIndex = new TimeIndex(suffixed(LogFileNames.timeIndexFile(dir, baseOffset), suffix), baseOffset,
+                    maxIndexSize, active);
+            TxnIndex txnIndex = new TxnIndex(suffixed(LogFileNames.txnIndexFile(dir, baseOffset), suffix));
             return new LogSegment(dir, baseOffset, log, offsetIndex, timeIndex, txnIndex, indexIntervalBytes,
                     rollJitterMs, time.milliseconds(), files);
         } catch (IOException | RuntimeException e) {
@@ -96,6 +112,10 @@ public final class LogSegment implements AutoCloseable {
             log.close();
             throw e;
         }
+    }
+
+    private static Path suffixed(Path file, String suffix) {
+        return suffix.isEmpty() ? file : file.resolveSibling(file.getFileName() + suffix);
     }
 
     /**
@@ -231,7 +251,8 @@ public final class LogSegment implements AutoCloseable {
         return nowMs - createdMs;
     }
 
-    private long firstBatchTimestamp() {
+    /** Max timestamp of the first batch (-1 when empty or unknown): when the segment's data started to age. */
+    public long firstBatchTimestamp() {
         Optional<Long> known = rollingBasedTimestamp;
         if (known.isPresent()) {
             return known.get();
