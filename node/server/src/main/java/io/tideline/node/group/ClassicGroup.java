@@ -21,6 +21,8 @@ final class ClassicGroup {
     String protocol = "";
     String leaderId = "";
     final LinkedHashMap<String, GroupMember> members = new LinkedHashMap<>();
+    /** group.instance.id -> the member id that holds it now; one entry per static member of {@link #members}. */
+    final Map<String, String> staticMembers = new HashMap<>();
     /** Member ids handed out with MEMBER_ID_REQUIRED, with the timer that drops them if they never rejoin. */
     final Map<String, Scheduler.Cancellable> pendingMembers = new HashMap<>();
     /** The generation the image holds for this group (-1: not in the image); StoreGroup expects it. */
