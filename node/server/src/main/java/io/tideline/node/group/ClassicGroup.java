@@ -9,8 +9,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * A classic consumer group in the coordinator's memory: state, generation, leader, members, and the members
- * given an id by MEMBER_ID_REQUIRED that have not rejoined yet. Not thread-safe: the coordinator holds this
+ * A classic consumer group in the coordinator's memory: state, generation, leader, members, which member id holds
+ * each static member's group.instance.id, and the members given an id by MEMBER_ID_REQUIRED that have not
+ * rejoined yet. Not thread-safe: the coordinator holds this
  * object's monitor for every read and change.
  */
 final class ClassicGroup {

@@ -21,8 +21,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The classic protocol's membership rules (JoinGroup, SyncGroup, Heartbeat, LeaveGroup, session expiry), as
- * Kafka's classic group coordinator applies them: docs/kafka-protocol.md, Consumer groups. Nothing here blocks:
+ * The classic protocol's membership rules (JoinGroup, SyncGroup, Heartbeat, LeaveGroup, session expiry, static
+ * members), as Kafka's classic group coordinator applies them: docs/kafka-protocol.md, Consumer groups, and
+ * docs/behaviours.md B174-B177 for static membership. Nothing here blocks:
  * a JoinGroup waiting for the rebalance and a SyncGroup waiting for the leader's assignment are futures
  * completed by a later request or a timer on the injected scheduler. Thread-safe (see {@link GroupRegistry}).
  */
@@ -152,9 +153,6 @@ final class GroupMembership {
         swap(g, old, fresh);
         log.info("Static member {} of group {} rejoined in state {}: member id {} replaces {}", join.groupInstanceId,
                 g.groupId, g.state.kafkaName(), newId, old.memberId);
-        LinkedHashMap<String, byte[]> oldProtocols = fresh.protocols;
-        int oldSessionTimeoutMs = fresh.sessionTimeoutMs;
-        int oldRebalanceTimeoutMs = fresh.rebalanceTimeoutMs;
         fresh.protocols = join.protocols;
         fresh.sessionTimeoutMs = join.sessionTimeoutMs;
         fresh.rebalanceTimeoutMs = join.rebalanceTimeoutMs;
@@ -165,8 +163,7 @@ final class GroupMembership {
         switch (g.state) {
             case STABLE:
                 if (g.protocol.equals(g.selectProtocol().orElse(""))) {
-                    storeReplacement(g, old, fresh, answer, previousLeader, join.version,
-                            new Restore(oldProtocols, oldSessionTimeoutMs, oldRebalanceTimeoutMs));
+                    storeReplacement(g, old, fresh, answer, previousLeader, join.version);
                 } else {
                     prepareRebalance(g);
                 }
@@ -182,10 +179,6 @@ final class GroupMembership {
         return answer;
     }
 
-    /** What a failed replacement restores of the old member. */
-    private record Restore(LinkedHashMap<String, byte[]> protocols, int sessionTimeoutMs, int rebalanceTimeoutMs) {
-    }
-
     /** Puts {@code to} in the place of {@code from}: member map, instance id, leadership. */
     private static void swap(ClassicGroup g, GroupMember from, GroupMember to) {
         g.members.remove(from.memberId);
@@ -199,11 +192,11 @@ final class GroupMembership {
     /**
      * A static member's rejoin into a Stable group whose protocol it does not change: no rebalance (B174). The
      * new member id is stored before the member hears it, so that the controller accepts its commits and another
-     * coordinator loading the group knows it. If the store fails the old member id is put back, as Kafka reverts.
+     * coordinator loading the group knows it. If the store fails the old member, which the replacement copied
+     * and left as it was, is put back, as Kafka reverts.
      */
     private void storeReplacement(ClassicGroup g, GroupMember old, GroupMember fresh,
-                                  CompletableFuture<JoinGroupResponseData> answer, String previousLeader, short version,
-                                  Restore restore) {
+                                  CompletableFuture<JoinGroupResponseData> answer, String previousLeader, short version) {
         registry.store(g).thenAccept(error -> {
             synchronized (g) {
                 if (fresh.awaitingJoin != answer) {
@@ -219,9 +212,6 @@ final class GroupMembership {
                 }
                 if (g.members.get(fresh.memberId) == fresh) {
                     GroupRegistry.cancel(fresh.sessionTimer);
-                    old.protocols = restore.protocols();
-                    old.sessionTimeoutMs = restore.sessionTimeoutMs();
-                    old.rebalanceTimeoutMs = restore.rebalanceTimeoutMs();
                     swap(g, fresh, old);
                     watchSession(g, old, Math.max(0, old.lastHeartbeatMs + old.sessionTimeoutMs
                             - registry.time.milliseconds()));
