@@ -29,7 +29,8 @@
 #   node-i.pid, node-i.log         its process id and its output (the previous run's in node-i.log.prev)
 # The generated configs shorten two of Kafka's intervals for a cluster on one machine: broker.heartbeat.interval.ms
 # (500) and leader.imbalance.check.interval.seconds (10, so leadership returns to a restarted node within seconds
-# instead of up to Kafka's 300 s); TIDELINE_NODE_PROPERTIES settings come after them and win.
+# instead of up to Kafka's 300 s); and, as Kafka's sample config/server.properties, group.initial.rebalance.delay.ms
+# 0. TIDELINE_NODE_PROPERTIES settings come after them and win.
 #
 # Environment (defaults in brackets):
 #   TIDELINE_CLUSTER_DIR [<repo>/data/cluster]   TIDELINE_CLIENT_PORT_BASE [9091]   TIDELINE_QUORUM_PORT_BASE [9191]
@@ -177,6 +178,9 @@ broker.heartbeat.interval.ms=500
 # Kafka's 300 s would leave a restarted node without leaderships for up to five minutes; here a restart's
 # effect shows within seconds (docs/node.md, automatic leader balancing).
 leader.imbalance.check.interval.seconds=10
+# As Kafka's sample config/server.properties: a new consumer group's first rebalance does not wait 3 s for
+# more members (the key's default stays Kafka's 3000; docs/kafka-protocol.md, Membership rules).
+group.initial.rebalance.delay.ms=0
 EOF
     local extra
     for extra in ${TIDELINE_NODE_PROPERTIES:-}; do

@@ -336,6 +336,8 @@ stop_kafka() {
 # start_tideline SYSTEM: a fresh cluster in RUN_N_DIR/SYSTEM. BOOTSTRAP is its gRPC client listener for
 # tideline perf (system tideline), its Kafka listener for Kafka's tools (system tideline-kafka), as `cluster.sh
 # status` prints it; TIDELINE_GRPC_BOOTSTRAP is the gRPC one either way (topics are created with Tideline's CLI).
+# cluster.sh's configs have group.initial.rebalance.delay.ms=0, as the Kafka nodes' above, so ConsumerPerformance's
+# join waits alike on both (docs/performance.md, Joining a group).
 start_tideline() {
     local system="$1" i pid
     TIDELINE_DIR="$RUN_N_DIR/$system"

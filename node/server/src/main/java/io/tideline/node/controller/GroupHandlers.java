@@ -21,6 +21,7 @@ import io.tideline.proto.metadata.StoreGroup;
 import io.tideline.proto.metadata.TopicPartitionRef;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -41,7 +42,7 @@ final class GroupHandlers {
     ControllerResult commitOffsets(MetadataImage image, CommitOffsets cmd, long ts) {
         ControllerResponse.Builder response = ControllerResponse.newBuilder();
         List<MetadataRecord> records = new ArrayList<>();
-        Set<String> created = new java.util.HashSet<>();
+        Set<String> created = new HashSet<>();
         for (GroupOffsetCommit commit : cmd.getCommitsList()) {
             Optional<GroupImage> group = image.group(commit.getGroupId());
             Errors error = check(group, commit);
@@ -93,7 +94,9 @@ final class GroupHandlers {
                     + current + " in the metadata, not " + cmd.getExpectedGeneration()
                     + ": another coordinator stored it meanwhile");
         }
-        if (group.getGeneration() <= current) {
+        boolean replacement = group.getGeneration() == current
+                && replacesStaticMembers(image.group(group.getGroupId()).flatMap(GroupImage::metadata), group);
+        if (group.getGeneration() <= current && !replacement) {
             return ControllerResult.error(Errors.ILLEGAL_GENERATION, "group " + group.getGroupId() + " generation "
                     + group.getGeneration() + " is not after the stored " + current);
         }
@@ -106,6 +109,33 @@ final class GroupHandlers {
         }
         return ControllerResult.of(ControllerResponse.getDefaultInstance(), List.of(MetadataRecord.newBuilder()
                 .setGroupMetadata(group.toBuilder().setTimestampMs(ts)).build()));
+    }
+
+    /**
+     * Whether {@code next} is the stored generation with only static members' ids changed: a static member that
+     * rejoined under a new member id without a rebalance (docs/behaviours.md B174). Every member of {@code next}
+     * is a stored member, by member id, or takes the place of the stored member of its group.instance.id.
+     */
+    private static boolean replacesStaticMembers(Optional<GroupMetadataRecord> stored, GroupMetadataRecord next) {
+        if (stored.isEmpty() || stored.get().getMembersCount() != next.getMembersCount()) {
+            return false;
+        }
+        Set<String> ids = new HashSet<>();
+        Map<String, String> byInstance = new HashMap<>();
+        for (GroupMemberRecord m : stored.get().getMembersList()) {
+            ids.add(m.getMemberId());
+            if (!m.getGroupInstanceId().isEmpty()) {
+                byInstance.put(m.getGroupInstanceId(), m.getMemberId());
+            }
+        }
+        Set<String> taken = new HashSet<>();
+        for (GroupMemberRecord m : next.getMembersList()) {
+            String place = ids.contains(m.getMemberId()) ? m.getMemberId() : byInstance.get(m.getGroupInstanceId());
+            if (place == null || !taken.add(place)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     ControllerResult deleteGroups(MetadataImage image, DeleteGroups cmd) {
@@ -141,7 +171,7 @@ final class GroupHandlers {
             return ControllerResult.error(Errors.GROUP_ID_NOT_FOUND, "no group " + cmd.getGroupId());
         }
         RemoveOffsetsRecord.Builder removed = RemoveOffsetsRecord.newBuilder().setGroupId(cmd.getGroupId());
-        Set<String> seen = new java.util.HashSet<>();
+        Set<String> seen = new HashSet<>();
         for (TopicPartitionRef k : cmd.getPartitionsList()) {
             if (group.get().offset(k.getTopic(), k.getPartition()).isPresent()
                     && seen.add(k.getTopic() + "\u0000" + k.getPartition())) {

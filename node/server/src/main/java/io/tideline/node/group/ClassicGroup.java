@@ -9,8 +9,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * A classic consumer group in the coordinator's memory: state, generation, leader, members, and the members
- * given an id by MEMBER_ID_REQUIRED that have not rejoined yet. Not thread-safe: the coordinator holds this
+ * A classic consumer group in the coordinator's memory: state, generation, leader, members, which member id holds
+ * each static member's group.instance.id, and the members given an id by MEMBER_ID_REQUIRED that have not
+ * rejoined yet. Not thread-safe: the coordinator holds this
  * object's monitor for every read and change.
  */
 final class ClassicGroup {
@@ -21,6 +22,8 @@ final class ClassicGroup {
     String protocol = "";
     String leaderId = "";
     final LinkedHashMap<String, GroupMember> members = new LinkedHashMap<>();
+    /** group.instance.id -> the member id that holds it now; one entry per static member of {@link #members}. */
+    final Map<String, String> staticMembers = new HashMap<>();
     /** Member ids handed out with MEMBER_ID_REQUIRED, with the timer that drops them if they never rejoin. */
     final Map<String, Scheduler.Cancellable> pendingMembers = new HashMap<>();
     /** The generation the image holds for this group (-1: not in the image); StoreGroup expects it. */

@@ -40,7 +40,9 @@ public final class GroupAdmin {
     public record Summary(String groupId, GroupState state, String protocolType, String protocol, List<MemberSummary> members) {
     }
 
-    public record MemberSummary(String memberId, String clientId, String clientHost, byte[] metadata, byte[] assignment) {
+    /** @param groupInstanceId null for a dynamic member */
+    public record MemberSummary(String memberId, String groupInstanceId, String clientId, String clientHost,
+                                byte[] metadata, byte[] assignment) {
     }
 
     /** The groups this broker coordinates: in memory, or in the image and not loaded yet. */
@@ -88,7 +90,7 @@ public final class GroupAdmin {
             boolean stable = g.is(GroupState.STABLE);
             List<MemberSummary> members = new ArrayList<>();
             for (GroupMember m : g.members.values()) {
-                members.add(new MemberSummary(m.memberId, m.clientId, m.clientHost,
+                members.add(new MemberSummary(m.memberId, m.groupInstanceId, m.clientId, m.clientHost,
                         stable ? m.metadata(g.protocol) : new byte[0], stable ? m.assignment : new byte[0]));
             }
             return new Summary(g.groupId, g.state, g.protocolType, stable ? g.protocol : "", members);
@@ -99,7 +101,8 @@ public final class GroupAdmin {
         GroupMetadataRecord m = g.metadata().orElse(GroupMetadataRecord.getDefaultInstance());
         List<MemberSummary> members = new ArrayList<>();
         for (GroupMemberRecord r : m.getMembersList()) {
-            members.add(new MemberSummary(r.getMemberId(), r.getClientId(), r.getClientHost(),
+            members.add(new MemberSummary(r.getMemberId(),
+                    r.getGroupInstanceId().isEmpty() ? null : r.getGroupInstanceId(), r.getClientId(), r.getClientHost(),
                     r.getMetadata().toByteArray(), r.getAssignment().toByteArray()));
         }
         return new Summary(g.groupId(), g.hasMembers() ? GroupState.STABLE : GroupState.EMPTY, m.getProtocolType(),

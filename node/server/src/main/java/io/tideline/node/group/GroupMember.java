@@ -11,6 +11,8 @@ import org.apache.kafka.common.message.SyncGroupResponseData;
 /** One member of a classic group. Not thread-safe: its group's lock guards it. */
 final class GroupMember {
     final String memberId;
+    /** group.instance.id of a static member (KIP-345), null for a dynamic one. */
+    final String groupInstanceId;
     String clientId;
     String clientHost;
     int sessionTimeoutMs;
@@ -25,14 +27,27 @@ final class GroupMember {
     long lastHeartbeatMs;
     Scheduler.Cancellable sessionTimer;
 
-    GroupMember(String memberId, String clientId, String clientHost, int sessionTimeoutMs, int rebalanceTimeoutMs,
-                LinkedHashMap<String, byte[]> protocols) {
+    GroupMember(String memberId, String groupInstanceId, String clientId, String clientHost, int sessionTimeoutMs,
+                int rebalanceTimeoutMs, LinkedHashMap<String, byte[]> protocols) {
         this.memberId = memberId;
+        this.groupInstanceId = groupInstanceId;
         this.clientId = clientId;
         this.clientHost = clientHost;
         this.sessionTimeoutMs = sessionTimeoutMs;
         this.rebalanceTimeoutMs = rebalanceTimeoutMs;
         this.protocols = protocols;
+    }
+
+    /**
+     * The same static member under a new member id: what it was given (assignment, protocols, timeouts, client)
+     * carries over, its waiting requests and timer do not (docs/behaviours.md B174).
+     */
+    GroupMember withMemberId(String newMemberId) {
+        GroupMember m = new GroupMember(newMemberId, groupInstanceId, clientId, clientHost, sessionTimeoutMs,
+                rebalanceTimeoutMs, protocols);
+        m.assignment = assignment;
+        m.lastHeartbeatMs = lastHeartbeatMs;
+        return m;
     }
 
     byte[] metadata(String protocol) {

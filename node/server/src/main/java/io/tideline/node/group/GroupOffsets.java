@@ -87,6 +87,15 @@ public final class GroupOffsets {
             if (simple && g.is(GroupState.EMPTY)) {
                 return Errors.NONE;
             }
+            // A static member's old incarnation is fenced here too (docs/behaviours.md B175).
+            String instanceId = req.groupInstanceId();
+            String holder = instanceId == null ? null : g.staticMembers.get(instanceId);
+            if (instanceId != null && holder == null) {
+                return Errors.UNKNOWN_MEMBER_ID;
+            }
+            if (holder != null && !holder.equals(req.memberId())) {
+                return Errors.FENCED_INSTANCE_ID;
+            }
             if (g.is(GroupState.COMPLETING_REBALANCE)) {
                 return Errors.REBALANCE_IN_PROGRESS;
             }

@@ -127,11 +127,15 @@ final class GroupRegistry {
                 for (GroupMemberRecord r : m.getMembersList()) {
                     LinkedHashMap<String, byte[]> protocols = new LinkedHashMap<>();
                     protocols.put(m.getProtocol(), r.getMetadata().toByteArray());
-                    GroupMember member = new GroupMember(r.getMemberId(), r.getClientId(), r.getClientHost(),
-                            r.getSessionTimeoutMs(), r.getRebalanceTimeoutMs(), protocols);
+                    String instanceId = r.getGroupInstanceId().isEmpty() ? null : r.getGroupInstanceId();
+                    GroupMember member = new GroupMember(r.getMemberId(), instanceId, r.getClientId(),
+                            r.getClientHost(), r.getSessionTimeoutMs(), r.getRebalanceTimeoutMs(), protocols);
                     member.assignment = r.getAssignment().toByteArray();
                     member.lastHeartbeatMs = time.milliseconds();
                     g.members.put(member.memberId, member);
+                    if (instanceId != null) {
+                        g.staticMembers.put(instanceId, member.memberId);
+                    }
                     sessions.watch(g, member, member.sessionTimeoutMs);
                 }
             }
@@ -189,7 +193,8 @@ final class GroupRegistry {
             b.setProtocol(g.protocol).setLeader(g.leaderId);
         }
         for (GroupMember m : g.members.values()) {
-            b.addMembers(GroupMemberRecord.newBuilder().setMemberId(m.memberId).setClientId(m.clientId)
+            b.addMembers(GroupMemberRecord.newBuilder().setMemberId(m.memberId)
+                    .setGroupInstanceId(m.groupInstanceId == null ? "" : m.groupInstanceId).setClientId(m.clientId)
                     .setClientHost(m.clientHost).setSessionTimeoutMs(m.sessionTimeoutMs)
                     .setRebalanceTimeoutMs(m.rebalanceTimeoutMs)
                     .setMetadata(com.google.protobuf.ByteString.copyFrom(m.metadata(g.protocol)))

@@ -83,6 +83,34 @@ class GroupsControllerTest {
         assertEquals(2, h.image.group("g").orElseThrow().generation());
     }
 
+    private static GroupMetadataRecord withInstances(GroupMetadataRecord g, String... instanceIds) {
+        GroupMetadataRecord.Builder b = g.toBuilder();
+        for (int i = 0; i < instanceIds.length; i++) {
+            b.setMembers(i, b.getMembers(i).toBuilder().setGroupInstanceId(instanceIds[i]));
+        }
+        return b.build();
+    }
+
+    /** docs/behaviours.md B174: a static member's new member id is stored without a new generation. */
+    @Test
+    void storeGroupAtTheSameGenerationOnlyReplacesStaticMembersIds() {
+        assertEquals(Errors.NONE, store(withInstances(group("g", 1, "a-1", "b-1", "d"), "a", "b", ""), -1).error());
+        assertEquals(Errors.NONE, store(withInstances(group("g", 1, "a-1", "b-2", "d"), "a", "b", ""), 1).error(),
+                "b's new member id");
+        assertEquals(List.of("a-1", "b-2", "d"), h.image.group("g").orElseThrow().metadata().orElseThrow()
+                .getMembersList().stream().map(GroupMemberRecord::getMemberId).toList());
+        assertEquals(Errors.ILLEGAL_GENERATION, store(withInstances(group("g", 1, "a-1", "b-2", "e"), "a", "b", ""), 1)
+                .error(), "a dynamic member cannot be swapped");
+        assertEquals(Errors.ILLEGAL_GENERATION, store(withInstances(group("g", 1, "a-1", "b-2", "d", "x"), "a", "b", "",
+                "x"), 1).error(), "nor added");
+        assertEquals(Errors.ILLEGAL_GENERATION, store(withInstances(group("g", 1, "a-1", "c-1", "d"), "a", "c", ""), 1)
+                .error(), "an instance id the group does not hold");
+        assertEquals(Errors.ILLEGAL_GENERATION, store(withInstances(group("g", 1, "b-3", "b-4", "d"), "b", "b", ""), 1)
+                .error(), "one stored member taken twice");
+        assertEquals(Errors.NOT_COORDINATOR, store(withInstances(group("g", 1, "a-1", "b-5", "d"), "a", "b", ""), 0)
+                .error(), "the expected generation still fences a stale coordinator");
+    }
+
     @Test
     void deleteGroupsRefusesMembersAndUnknownGroups() {
         store(group("busy", 1, "a"), -1);

@@ -9,7 +9,6 @@ import static org.apache.kafka.common.protocol.Errors.MEMBER_ID_REQUIRED;
 import static org.apache.kafka.common.protocol.Errors.NONE;
 import static org.apache.kafka.common.protocol.Errors.REBALANCE_IN_PROGRESS;
 import static org.apache.kafka.common.protocol.Errors.UNKNOWN_MEMBER_ID;
-import static org.apache.kafka.common.protocol.Errors.UNSUPPORTED_VERSION;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -152,8 +151,6 @@ class GroupMembershipTest extends GroupTestSupport {
                 "x", "/h", JOIN_VERSION).join().errorCode());
         assertEquals(error(INVALID_GROUP_ID), c.joinGroup(join("", "", new byte[0]), "x", "/h", JOIN_VERSION).join()
                 .errorCode());
-        assertEquals(error(UNSUPPORTED_VERSION), c.joinGroup(join("g", "", new byte[0]).setGroupInstanceId("static-1"),
-                "x", "/h", JOIN_VERSION).join().errorCode(), "static membership is refused");
         assertEquals(error(UNKNOWN_MEMBER_ID), c.joinGroup(join("g", "made-up", new byte[0]), "x", "/h", JOIN_VERSION)
                 .join().errorCode());
         stableGroupOfOne();

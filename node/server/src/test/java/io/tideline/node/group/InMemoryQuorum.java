@@ -70,6 +70,19 @@ final class InMemoryQuorum implements GroupQuorum {
         return true;
     }
 
+    /** Fails the oldest held command as an unreachable quorum would; false when none is held. */
+    boolean failOne() {
+        Held h;
+        synchronized (this) {
+            h = held.poll();
+        }
+        if (h == null) {
+            return false;
+        }
+        h.answer.completeExceptionally(new IllegalStateException("the quorum did not answer"));
+        return true;
+    }
+
     synchronized int heldCount() {
         return held.size();
     }

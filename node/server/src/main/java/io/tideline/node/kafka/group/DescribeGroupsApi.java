@@ -40,8 +40,9 @@ final class DescribeGroupsApi extends AbstractKafkaApi {
                 GroupAdmin.Summary s = d.summary().get();
                 g.setGroupState(s.state().kafkaName()).setProtocolType(s.protocolType()).setProtocolData(s.protocol());
                 for (GroupAdmin.MemberSummary m : s.members()) {
+                    // group_instance_id exists from v4; an older answer leaves it out.
                     g.members().add(new DescribeGroupsResponseData.DescribedGroupMember().setMemberId(m.memberId())
-                            .setClientId(m.clientId()).setClientHost(m.clientHost()).setMemberMetadata(m.metadata())
+                            .setGroupInstanceId(m.groupInstanceId()).setClientId(m.clientId()).setClientHost(m.clientHost()).setMemberMetadata(m.metadata())
                             .setMemberAssignment(m.assignment()));
                 }
             }
