@@ -89,6 +89,10 @@ final class BatchCleaner {
         }
         boolean latestForKey = record.offset() >= map.get(record.key());
         boolean keepTombstone = !batch.hasDeleteHorizon() || nowMs < batch.deleteHorizonMs();
+        if (latestForKey && record.value() == null && !keepTombstone) {
+            // The key's last word goes: a consumer still below it never learns of the delete (B194).
+            stats.largestRemovedTombstoneOffset = Math.max(stats.largestRemovedTombstoneOffset, record.offset());
+        }
         return latestForKey && (record.value() != null || keepTombstone);
     }
 

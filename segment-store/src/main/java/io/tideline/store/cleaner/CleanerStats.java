@@ -12,6 +12,8 @@ public final class CleanerStats {
     long bytesWritten;
     long messagesWritten;
     long keylessDiscarded;
+    /** The highest offset of a tombstone this cleaning removed as its key's latest record; -1 none. */
+    long largestRemovedTombstoneOffset = -1L;
     double bufferUtilization;
     final long startMs;
     long mapCompleteMs;
@@ -48,6 +50,10 @@ public final class CleanerStats {
     }
 
     /** Records without a key that the cleaner removed (B183). */
+    public long largestRemovedTombstoneOffset() {
+        return largestRemovedTombstoneOffset;
+    }
+
     public long keylessDiscarded() {
         return keylessDiscarded;
     }

@@ -155,7 +155,8 @@ public final class LogCleaner implements AutoCloseable {
                 Cleaner.Result result = cleaner().clean(cleanable,
                         () -> manager.checkCleaningAborted(target.topicPartition()));
                 lastStats = result.stats();
-                manager.doneCleaning(target, result.endOffset(), time.milliseconds());
+                manager.doneCleaning(target, result.endOffset(), time.milliseconds(),
+                        result.stats().largestRemovedTombstoneOffset());
                 return true;
             } catch (LogCleaningAbortedException e) {
                 log.info("Cleaning of {} stopped: {}", target.topicPartition(), e.getMessage());

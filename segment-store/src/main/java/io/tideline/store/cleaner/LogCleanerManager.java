@@ -38,6 +38,8 @@ public final class LogCleanerManager {
     private final Map<TopicPartition, Integer> pauses = new HashMap<>();
     private final Set<TopicPartition> uncleanable = new HashSet<>();
     private final Map<TopicPartition, Long> lastCleaningMs = new HashMap<>();
+    /** Per log, the highest offset of a removed tombstone that was its key's latest record (B194). */
+    private final Map<TopicPartition, Long> removedTombstoneOffsets = new HashMap<>();
     private double dirtiestRatio;
     private long maxCompactionDelayMs;
 
@@ -101,6 +103,15 @@ public final class LogCleanerManager {
         return evaluated;
     }
 
+    /**
+     * The highest offset of a tombstone that this store's cleaner removed from {@code tp} since it started, where
+     * the tombstone was its key's latest record; empty when none (B194). A reader whose position is at or below it
+     * never sees that delete.
+     */
+    public synchronized Optional<Long> removedTombstoneOffset(TopicPartition tp) {
+        return Optional.ofNullable(removedTombstoneOffsets.get(tp));
+    }
+
     /** The operator's view of one log (B193); empty for a log that is not compacted. */
     public synchronized Optional<CleanerLogState> describe(Log target, long nowMs) throws IOException {
         if (!target.config().compact()) {
@@ -116,11 +127,20 @@ public final class LogCleanerManager {
 
     /** A cleaning ended: its end offset is checkpointed as the next first dirty offset. */
     public synchronized void doneCleaning(Log cleaned, long endOffset, long nowMs) throws IOException {
+        doneCleaning(cleaned, endOffset, nowMs, -1L);
+    }
+
+    /** As {@link #doneCleaning(Log, long, long)}, noting the highest removed tombstone offset (-1 none, B194). */
+    public synchronized void doneCleaning(Log cleaned, long endOffset, long nowMs, long removedTombstoneOffset)
+            throws IOException {
         TopicPartition tp = cleaned.topicPartition();
         try {
             if (states.get(tp) == State.IN_PROGRESS) {
                 writeCheckpoint(cleaned, endOffset);
                 lastCleaningMs.put(tp, nowMs);
+                if (removedTombstoneOffset >= 0) {
+                    removedTombstoneOffsets.merge(tp, removedTombstoneOffset, Math::max);
+                }
             }
         } finally {
             release(tp);
@@ -203,6 +223,7 @@ public final class LogCleanerManager {
         pauses.remove(tp);
         uncleanable.remove(tp);
         lastCleaningMs.remove(tp);
+        removedTombstoneOffsets.remove(tp);
         OffsetCheckpointFile file = checkpointFile(removed);
         Map<TopicPartition, Long> offsets = new HashMap<>(file.read());
         if (offsets.remove(tp) != null) {

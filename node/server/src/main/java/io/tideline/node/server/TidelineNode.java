@@ -23,6 +23,7 @@ import io.tideline.node.kafka.KafkaRequestMemoryPool;
 import io.tideline.node.kafka.KafkaServer;
 import io.tideline.node.kafka.KafkaServices;
 import io.tideline.node.group.GroupCoordinator;
+import io.tideline.node.group.MissedTombstones;
 import io.tideline.node.group.ImageTracker;
 import io.tideline.node.kafka.group.GroupApis;
 import io.tideline.node.kafka.group.KafkaEndpoints;
@@ -86,6 +87,8 @@ public final class TidelineNode implements AutoCloseable {
     static final long STARTUP_TIMEOUT_MS = 120_000L;
     /** How soon the gRPC health status follows a fencing or an unfencing. */
     private static final long HEALTH_REFRESH_MS = 1000L;
+    /** How often committed offsets are compared with removed tombstones (B194): a report, not a bound. */
+    private static final long MISSED_TOMBSTONE_CHECK_MS = 10_000L;
     /** How long a stop waits for the metadata publisher's delta in hand, then again after interrupting it. */
     private static final long PUBLISHER_STOP_BOUND_MS = 10_000L;
     /** gRPC's 4 MiB default is below a replica fetch response (replica.fetch.response.max.bytes, 10 MiB). */
@@ -296,6 +299,11 @@ public final class TidelineNode implements AutoCloseable {
         producerIds.prefetch();
         health.refresh();
         scheduler.schedule("health-status", health::refresh, HEALTH_REFRESH_MS, HEALTH_REFRESH_MS);
+        MissedTombstones missedTombstones = MissedTombstones.of(this::image, logManager,
+                tp -> replicaManager.partition(tp).map(io.tideline.replication.server.Partition::isLeader).orElse(false));
+        missedTombstones.register(metrics);
+        scheduler.schedule("missed-tombstone-check", missedTombstones::check, MISSED_TOMBSTONE_CHECK_MS,
+                MISSED_TOMBSTONE_CHECK_MS);
         log.info("Node {} is serving (broker epoch {})", id, lifecycle.brokerEpoch());
     }
 
