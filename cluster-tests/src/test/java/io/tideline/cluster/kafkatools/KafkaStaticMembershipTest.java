@@ -1,21 +1,15 @@
-package io.tideline.node.kafka.group;
+package io.tideline.cluster.kafkatools;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.tideline.common.errors.Errors;
-import io.tideline.node.server.NodeTestCluster;
-import io.tideline.proto.admin.CreateTopicsRequest;
-import io.tideline.proto.admin.CreateTopicsResponse;
-import io.tideline.proto.admin.NewTopic;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -25,6 +19,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -36,45 +31,53 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * kafka-clients' KafkaConsumer with group.instance.id (static membership, KIP-345) against a node's Kafka listener:
+ * kafka-clients' KafkaConsumer with group.instance.id (static membership, KIP-345) against a 3-node
+ * {@code scripts/cluster.sh} cluster of real node processes, through their Kafka listeners:
  * a restart within the session keeps the partitions and rebalances nobody (docs/behaviours.md B174), and a second
  * live consumer with the same instance id fences the first (B175).
  */
+@EnabledOnOs(value = OS.LINUX, disabledReason = "cluster.sh is a bash script that reads /proc")
 class KafkaStaticMembershipTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
     /** Long against the restart below (a new KafkaConsumer joins within a second or two). */
     private static final int SESSION_MS = 20_000;
     private static final String TOPIC = "static";
     private static final String GROUP = "g-static";
+    private static final int NODES = 3;
+    private static final Path REPO = Path.of(System.getProperty("user.dir")).toAbsolutePath().getParent();
     @TempDir
     static Path dir;
-    private static NodeTestCluster cluster;
+    private static ScriptCluster cluster;
+    private static List<Long> nodePids = List.of();
+    private static String bootstrap;
 
     @BeforeAll
     static void start() throws Exception {
-        cluster = new NodeTestCluster(dir, 1, Map.of("group.initial.rebalance.delay.ms", 0)).startAll();
-        CreateTopicsResponse created = cluster.admin(1).createTopics(CreateTopicsRequest.newBuilder()
-                .addTopics(NewTopic.newBuilder().setName(TOPIC).setNumPartitions(4).setReplicationFactor(1)).build());
-        assertEquals(Errors.NONE.code(), created.getResults(0).getErrorCode(), created.toString());
-        for (int p = 0; p < 4; p++) {
-            int partition = p;
-            Awaitility.await("leader of " + TOPIC + "-" + p).atMost(WAIT).until(() ->
-                    cluster.node(1).image().partition(TOPIC, partition).map(r -> r.getLeader() >= 0).orElse(false));
+        cluster = new ScriptCluster(REPO, dir, NODES);
+        nodePids = cluster.startAndRecordPids();
+        bootstrap = cluster.kafkaBootstrap();
+        try (Admin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic(TOPIC, 4, (short) NODES))).all().get(60, TimeUnit.SECONDS);
+            Awaitility.await("a leader for every partition of " + TOPIC).atMost(WAIT).untilAsserted(() ->
+                    assertTrue(admin.describeTopics(List.of(TOPIC)).allTopicNames().get(30, TimeUnit.SECONDS).get(TOPIC)
+                            .partitions().stream().allMatch(p -> p.leader() != null)));
         }
     }
 
     @AfterAll
-    static void stop() {
+    static void stop() throws Exception {
         if (cluster != null) {
-            cluster.close();
+            cluster.stopLeavingNothing(nodePids);
         }
     }
 
     private static String bootstrap() {
-        return "127.0.0.1:" + cluster.kafkaPort(1);
+        return bootstrap;
     }
 
     /** Counts the rebalance callbacks one consumer sees. */
