@@ -93,7 +93,7 @@ public final class Cleaner {
                 upperBound, stats);
         for (List<LogSegment> group : SegmentGroups.bySize(toClean, groupEnd, config.segmentBytes(),
                 config.segmentIndexBytes())) {
-            cleanGroup(target, config, group, batches, checkDone);
+            cleanGroup(target, view, group, batches, checkDone);
         }
         stats.bufferUtilization = map.utilization();
         stats.endMs = time.milliseconds();
@@ -145,8 +145,9 @@ public final class Cleaner {
         }
     }
 
-    private void cleanGroup(Log target, LogConfig config, List<LogSegment> group, BatchCleaner batches,
+    private void cleanGroup(Log target, Log.CleanerView view, List<LogSegment> group, BatchCleaner batches,
                             Runnable checkDone) throws IOException {
+        LogConfig config = view.config();
         long groupBytes = 0;
         for (LogSegment segment : group) {
             groupBytes += segment.size();
@@ -177,10 +178,10 @@ public final class Cleaner {
             cleaned.flush();
             swapListener.reached(LogFileNames.filenamePrefixFromOffset(cleaned.baseOffset()) + " .cleaned written");
             checkDone.run();
-            swapped = target.replaceSegments(cleaned, group, swapListener);
+            swapped = target.replaceSegments(view, cleaned, group, swapListener);
             if (!swapped) {
                 throw new LogCleaningAbortedException("a segment of " + target.topicPartition()
-                        + " left the log while it was cleaned");
+                        + " left the log, or the log was truncated, while it was cleaned");
             }
         } finally {
             // Only a set still named .cleaned is dropped: once any file of it is .swap, the swap is the log's

@@ -938,16 +938,19 @@ public final class Log implements AutoCloseable {
                 lastOffsets.put(producer.producerId(), producer.lastOffset());
             }
             return new CleanerView(List.copyOf(all.subList(0, all.size() - 1)), activeSegment().baseOffset(),
-                    logStartOffset, highWatermark, logEndOffset, config, Map.copyOf(lastOffsets));
+                    logStartOffset, highWatermark, logEndOffset, config, Map.copyOf(lastOffsets), truncations);
         } finally {
             lock.unlock();
         }
     }
 
-    /** See {@link #cleanerView()}. {@code closedSegments} excludes the active segment. */
+    /**
+     * See {@link #cleanerView()}. {@code closedSegments} excludes the active segment; {@code truncations} is the
+     * log's count of truncations when the view was taken (see {@link #replaceSegments}).
+     */
     public record CleanerView(List<LogSegment> closedSegments, long activeBaseOffset, long logStartOffset,
                               long highWatermark, long logEndOffset, LogConfig config,
-                              Map<Long, Long> lastOffsetByProducer) {
+                              Map<Long, Long> lastOffsetByProducer, long truncations) {
     }
 
     /**
@@ -956,13 +959,17 @@ public final class Log implements AutoCloseable {
      * swap is committed, the map changes (a reader sees either set, both hold the same offsets), the old
      * files are renamed {@code .deleted} and unlinked after file.delete.delay.ms (B17), and the swap takes its
      * final names. Returns false, changing nothing, when any of {@code old} is no longer in the log
-     * (retention, DeleteRecords, a truncation or a close took it meanwhile, B189): the caller drops the
-     * cleaned files.
+     * (retention, DeleteRecords, a truncation or a close took it meanwhile, B189), or when the log was
+     * truncated at all since {@code view} was taken: a truncation into a closed segment makes it the active
+     * segment, and appends and a roll close it again, the same object holding other records than the ones
+     * cleaned. The caller drops the cleaned files.
      */
-    public boolean replaceSegments(LogSegment cleaned, List<LogSegment> old, SegmentSwap.StepListener listener) {
+    public boolean replaceSegments(CleanerView view, LogSegment cleaned, List<LogSegment> old,
+                                   SegmentSwap.StepListener listener) {
         lock.lock();
         try {
-            if (closed || old.isEmpty() || old.get(0).baseOffset() != cleaned.baseOffset()) {
+            if (closed || truncations != view.truncations() || old.isEmpty()
+                    || old.get(0).baseOffset() != cleaned.baseOffset()) {
                 return false;
             }
             for (LogSegment segment : old) {

@@ -6,6 +6,7 @@ import static io.tideline.store.cleaner.CleanerFixture.readRecords;
 import static io.tideline.store.cleaner.CleanerFixture.string;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -16,8 +17,11 @@ import io.tideline.store.record.MemoryRecords;
 import io.tideline.store.record.Record;
 import io.tideline.store.record.RecordBatch;
 import io.tideline.store.record.RecordBatchBuilder;
+import io.tideline.store.segment.LogFileNames;
 import io.tideline.store.segment.LogSegment;
 import io.tideline.store.segment.SegmentSwap;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -272,6 +276,48 @@ class CleanerTest {
             assertFalse(files.anyMatch(p -> p.toString().endsWith(".cleaned") || p.toString().endsWith(".swap")));
         }
         assertEquals(40 - secondSegment, readRecords(log).size(), "nothing of the aborted cleaning is in the log (B189)");
+    }
+
+    /**
+     * A follower's truncation into a closed segment the cleaner is rewriting makes it the active segment; appends
+     * and a roll close it again, the same segment object with other records. The cleaning began before the
+     * truncation, so its copy holds the truncated records: it must not be swapped in (B189).
+     */
+    @Test
+    void aCleaningOfASegmentTruncatedAndRolledAgainMeanwhileSwapsNothing() throws Exception {
+        Log log = fx.open("t-0", compactConfig(300));
+        for (int i = 0; i < 40; i++) {
+            write(log, "k" + (i % 4), "v" + i);
+        }
+        log.roll(log.logEndOffset());
+        LogSegment second = log.segments().get(1);
+        long truncateAt = second.baseOffset() + 1;
+        String secondWritten = LogFileNames.filenamePrefixFromOffset(second.baseOffset()) + " .cleaned written";
+        LogToClean cleanable = LogToClean.evaluate(log, log.cleanerView(), OptionalLong.of(0), fx.time.milliseconds());
+        Map<Long, String> expected = new LinkedHashMap<>();
+        SegmentSwap.StepListener truncateThenRoll = step -> {
+            if (step.equals(secondWritten) && log.logEndOffset() > truncateAt) {
+                log.truncateTo(truncateAt);
+                write(log, "k9", "after-truncation");
+                log.roll(log.logEndOffset());
+                log.updateHighWatermark(log.logEndOffset());
+                try {
+                    expected.putAll(keyedByOffset(readRecords(log).stream()
+                            .filter(r -> r.offset() >= second.baseOffset()).toList()));
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+        };
+        assertThrows(LogCleaningAbortedException.class,
+                () -> CleanerFixture.cleaner(fx.time, truncateThenRoll).clean(cleanable, () -> { }));
+
+        assertSame(second, log.segments().get(1), "the truncated segment stays in the log, closed again");
+        assertEquals(Map.of(truncateAt - 1, "k" + ((truncateAt - 1) % 4) + "=v" + (truncateAt - 1),
+                        truncateAt, "k9=after-truncation"), expected);
+        assertEquals(expected, keyedByOffset(readRecords(log).stream()
+                .filter(r -> r.offset() >= second.baseOffset()).toList()),
+                "the segment holds what the truncation and the append left, not the cleaning's copy");
     }
 
     private Log reopen(Log log) throws Exception {
