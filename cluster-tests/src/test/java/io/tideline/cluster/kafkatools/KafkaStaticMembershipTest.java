@@ -43,7 +43,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @EnabledOnOs(value = OS.LINUX, disabledReason = "cluster.sh is a bash script that reads /proc")
 class KafkaStaticMembershipTest {
-    private static final Duration WAIT = Duration.ofSeconds(30);
+    /** Three node JVMs, the consumers and this JVM share two cores: joins can take seconds under load. */
+    private static final Duration WAIT = Duration.ofSeconds(60);
     /** Long against the restart below (a new KafkaConsumer joins within a second or two). */
     private static final int SESSION_MS = 20_000;
     private static final String TOPIC = "static";
