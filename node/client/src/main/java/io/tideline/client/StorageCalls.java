@@ -184,9 +184,10 @@ final class StorageCalls {
     }
 
     private static LogCompaction compaction(CompactionState c) {
-        return new LogCompaction(c.getCompacted(), c.getCleanupPolicy(), c.getDirtyRatio(), c.getMinCleanableDirtyRatio(),
-                c.getFirstDirtyOffset(), c.getFirstUncleanableOffset(), c.getCleanableBytes(), c.getCleanable(),
-                c.getState(), c.getLastCleaningMs(), c.getCompactionDelayMs(), c.getSegmentsList().stream()
-                .map(v -> new LogCompaction.SegmentVerdict(v.getBaseOffset(), v.getSizeBytes(), v.getVerdict())).toList());
+        return new LogCompaction(c.getCompacted(), c.getCleanupPolicy(), c.getDirtyRatio(),
+                c.getMinCleanableDirtyRatio(), c.getFirstDirtyOffset(), c.getFirstUncleanableOffset(),
+                c.getCleanableBytes(), c.getCleanable(), c.getState(), c.getLastCleaningMs(), c.getCompactionDelayMs(),
+                c.getSegmentsList().stream().map(v -> new LogCompaction.SegmentVerdict(v.getBaseOffset(),
+                        v.getSizeBytes(), v.getVerdict())).toList());
     }
 }

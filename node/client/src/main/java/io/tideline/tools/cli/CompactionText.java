@@ -19,7 +19,7 @@ final class CompactionText {
                 .map(x -> ratio(x.dirtyRatio())).orElse("-");
     }
 
-    /** The LAST_CLEANED column: when the last cleaning ended, or "-" (none since the broker started, or not compacted). */
+    /** The LAST_CLEANED column: when the last cleaning ended, or "-" (none since the broker started, not compacted). */
     static String lastCleaned(Optional<LogCompaction> c) {
         return c.filter(LogCompaction::compacted).map(x -> TextTable.time(x.lastCleaningMs())).orElse("-");
     }
@@ -44,7 +44,8 @@ final class CompactionText {
         }
         out.println("Dirty ratio: " + ratio(c.dirtyRatio()) + " vs min.cleanable.dirty.ratio="
                 + ratio(c.minCleanableDirtyRatio()) + "\tCleanable bytes: " + c.cleanableBytes() + "\t"
-                + due(c) + (c.compactionDelayMs() > 0 ? " (" + c.compactionDelayMs() + " ms past max.compaction.lag.ms)" : ""));
+                + due(c)
+                + (c.compactionDelayMs() > 0 ? " (" + c.compactionDelayMs() + " ms past max.compaction.lag.ms)" : ""));
         out.println("FirstDirtyOffset: " + c.firstDirtyOffset() + "\tFirstUncleanableOffset: "
                 + c.firstUncleanableOffset());
         TextTable table = new TextTable("BASE_OFFSET", "SIZE", "CLEANER");

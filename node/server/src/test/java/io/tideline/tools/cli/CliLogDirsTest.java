@@ -200,9 +200,11 @@ class CliLogDirsTest {
             assertEquals(0, produced.exitCode(), produced.toString());
 
             // Paused: every closed segment is dirty, nothing was cleaned.
-            Result text = admin("--bootstrap-server", bootstrap, "log-dirs", "--describe", "--topic-list", "keyed,plain");
+            Result text = admin("--bootstrap-server", bootstrap, "log-dirs", "--describe", "--topic-list",
+                    "keyed,plain");
             assertEquals(0, text.exitCode(), text.toString());
-            assertTrue(text.out().matches("(?s).*\nkeyed-0 +\\d+ +\\d+ +0 +200 +200 +0 +- +- +1\\.00 +-\n.*"), text.out());
+            assertTrue(text.out().matches("(?s).*\nkeyed-0 +\\d+ +\\d+ +0 +200 +200 +0 +- +- +1\\.00 +-\n.*"),
+                    text.out());
             assertTrue(text.out().matches("(?s).*\nplain-0 +0 +1 +0 +0 +0 +0 +- +- +- +-\n.*"), text.out());
             JsonObject paused = partitionJson(bootstrap, "keyed-0").getAsJsonObject("compaction");
             assertEquals(true, paused.get("compacted").getAsBoolean(), paused.toString());
@@ -242,7 +244,8 @@ class CliLogDirsTest {
                 assertEquals("IDLE", cleaned.get("state").getAsString(), cleaned.toString());
             });
             // PENDING_UNLINK now lists the segments the cleaning replaced (renamed .deleted, B187).
-            Result afterText = admin("--bootstrap-server", bootstrap, "log-dirs", "--describe", "--topic-list", "keyed");
+            Result afterText = admin("--bootstrap-server", bootstrap, "log-dirs", "--describe", "--topic-list",
+                    "keyed");
             assertTrue(afterText.out().matches("(?s).*\nkeyed-0 +\\d+ +\\d+ +0 +200 +200 +0 +.* \\d\\.\\d\\d +" + ISO
                     + "\n.*"), afterText.out());
             List<String> after = explain(bootstrap, "keyed");
@@ -256,7 +259,8 @@ class CliLogDirsTest {
             assertTrue(json.get("firstDirtyOffset").getAsLong() > 0, json.toString());
             JsonArray verdicts = json.getAsJsonArray("segments");
             assertTrue(verdicts.size() > 1, json.toString());
-            assertTrue(verdicts.get(0).getAsJsonObject().get("verdict").getAsString().startsWith("clean"), json.toString());
+            assertTrue(verdicts.get(0).getAsJsonObject().get("verdict").getAsString().startsWith("clean"),
+                    json.toString());
             assertEquals(-1, verdicts.get(verdicts.size() - 1).getAsJsonObject().get("sizeBytes").getAsLong());
         }
     }
