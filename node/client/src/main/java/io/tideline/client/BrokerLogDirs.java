@@ -3,6 +3,7 @@ package io.tideline.client;
 import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * One broker's answer to describeLogDirs (Kafka's DescribeLogDirs), or why there is none: {@code error}
@@ -31,11 +32,12 @@ public record BrokerLogDirs(int brokerId, Errors error, String message, List<Log
     /**
      * A replica in a log dir: Kafka's size, offsetLag and isFuture, then Tideline's offsets, segments
      * waiting for their unlink ({@code atMs}: when) and segments unlinked while a reader still holds
-     * them ({@code atMs}: when they were unlinked).
+     * them ({@code atMs}: when they were unlinked), and the cleaner's view without segments (B193; empty when
+     * the broker could not evaluate it, or is of a version that does not answer it).
      */
     public record Replica(TopicPartition partition, long sizeBytes, long offsetLag, boolean isFuture, int segmentCount,
                           long logStartOffset, long logEndOffset, long highWatermark, List<SegmentFile> pendingUnlink,
-                          List<SegmentFile> deletedOpen) {
+                          List<SegmentFile> deletedOpen, Optional<LogCompaction> compaction) {
         public Replica {
             pendingUnlink = List.copyOf(pendingUnlink);
             deletedOpen = List.copyOf(deletedOpen);

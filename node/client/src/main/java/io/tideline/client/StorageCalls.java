@@ -4,6 +4,7 @@ import io.tideline.client.internals.BrokerAddress;
 import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
 import io.tideline.proto.admin.AdminServiceGrpc.AdminServiceStub;
+import io.tideline.proto.admin.CompactionState;
 import io.tideline.proto.admin.DeletedOpenFileInfo;
 import io.tideline.proto.admin.DescribeLogDirsRequest;
 import io.tideline.proto.admin.DescribeLogDirsResponse;
@@ -18,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
@@ -131,7 +133,8 @@ final class StorageCalls {
     }
 
     private static ReplicaRetention failed(TopicPartition tp, int brokerId, Errors error, String message) {
-        return new ReplicaRetention(tp, brokerId, error, message, "", -1, -1, -1, -1, -1, -1, -1, -1, -1, List.of());
+        return new ReplicaRetention(tp, brokerId, error, message, "", -1, -1, -1, -1, -1, -1, -1, -1, -1, List.of(),
+                Optional.empty());
     }
 
     private static BrokerLogDirs fromProto(int id, DescribeLogDirsResponse r) {
@@ -141,7 +144,8 @@ final class StorageCalls {
             for (LogDirReplica p : d.getReplicasList()) {
                 replicas.add(new BrokerLogDirs.Replica(new TopicPartition(p.getTopic(), p.getPartition()), p.getSizeBytes(),
                         p.getOffsetLag(), p.getIsFuture(), p.getSegmentCount(), p.getLogStartOffset(), p.getLogEndOffset(),
-                        p.getHighWatermark(), files(p.getPendingUnlinkList()), files(p.getDeletedOpenList())));
+                        p.getHighWatermark(), files(p.getPendingUnlinkList()), files(p.getDeletedOpenList()),
+                        p.hasCompaction() ? Optional.of(compaction(p.getCompaction())) : Optional.empty()));
             }
             List<BrokerLogDirs.DeletedFile> deleted = new ArrayList<>();
             for (DeletedOpenFileInfo f : d.getDeletedOpenFilesList()) {
@@ -175,6 +179,15 @@ final class StorageCalls {
         }
         return new ReplicaRetention(tp, r.getBrokerId(), Errors.NONE, "", r.getLogDir(), r.getNowMs(),
                 r.getNextRetentionPassMs(), r.getRetentionCheckIntervalMs(), r.getLogStartOffset(), r.getHighWatermark(),
-                r.getLogEndOffset(), r.getRetentionMs(), r.getRetentionBytes(), r.getFileDeleteDelayMs(), segments);
+                r.getLogEndOffset(), r.getRetentionMs(), r.getRetentionBytes(), r.getFileDeleteDelayMs(), segments,
+                r.hasCompaction() ? Optional.of(compaction(r.getCompaction())) : Optional.empty());
+    }
+
+    private static LogCompaction compaction(CompactionState c) {
+        return new LogCompaction(c.getCompacted(), c.getCleanupPolicy(), c.getDirtyRatio(),
+                c.getMinCleanableDirtyRatio(), c.getFirstDirtyOffset(), c.getFirstUncleanableOffset(),
+                c.getCleanableBytes(), c.getCleanable(), c.getState(), c.getLastCleaningMs(), c.getCompactionDelayMs(),
+                c.getSegmentsList().stream().map(v -> new LogCompaction.SegmentVerdict(v.getBaseOffset(),
+                        v.getSizeBytes(), v.getVerdict())).toList());
     }
 }

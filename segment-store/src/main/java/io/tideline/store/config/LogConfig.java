@@ -214,6 +214,7 @@ public final class LogConfig {
     private final long messageTimestampAfterMaxMs;
     private final long flushMessages;
     private final long flushMs;
+    private final List<String> cleanupPolicy;
     private final boolean compact;
     private final boolean delete;
     private final double minCleanableDirtyRatio;
@@ -240,6 +241,7 @@ public final class LogConfig {
         this.flushMs = (Long) values.get(FLUSH_MS_CONFIG);
         @SuppressWarnings("unchecked")
         List<String> policy = (List<String>) values.get(CLEANUP_POLICY_CONFIG);
+        this.cleanupPolicy = List.copyOf(policy);
         this.compact = policy.contains(CLEANUP_POLICY_COMPACT);
         this.delete = policy.contains(CLEANUP_POLICY_DELETE);
         this.minCleanableDirtyRatio = (Double) values.get(MIN_CLEANABLE_DIRTY_RATIO_CONFIG);
@@ -351,6 +353,11 @@ public final class LogConfig {
     /** flush.ms: age of the last fsync at which the log flusher fsyncs the log (B171). */
     public long flushMs() {
         return flushMs;
+    }
+
+    /** cleanup.policy as configured: delete, compact, or both, in the order given. */
+    public List<String> cleanupPolicy() {
+        return cleanupPolicy;
     }
 
     /** cleanup.policy holds compact: the log cleaner keeps the latest record of each key (B180). */

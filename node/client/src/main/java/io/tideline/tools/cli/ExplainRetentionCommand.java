@@ -13,7 +13,8 @@ import picocli.CommandLine.Option;
  * {@code admin explain-retention --topic T --partition P [--broker N]}: every segment of one replica (the
  * leader's by default) with its size, largest timestamp and why it is still on disk, as the broker's next
  * retention pass will judge it (docs/behaviours.md B59; the reasons come from the store's own retention
- * evaluation). An unknown partition, or a broker without a replica of it, is one line and exit 1.
+ * evaluation), then the log cleaner's view of it with a verdict per segment (B193). An unknown partition, or a
+ * broker without a replica of it, is one line and exit 1.
  */
 @Command(name = "explain-retention", sortOptions = false,
         description = "Explain why each segment of a partition's replica is still on disk, and when it goes.")
@@ -71,5 +72,6 @@ final class ExplainRetentionCommand implements Callable<Integer> {
                     s.reasons().stream().map(RetentionText::reason).collect(Collectors.joining("; ")));
         }
         table.print(out);
+        CompactionText.section(r.compaction(), out);
     }
 }

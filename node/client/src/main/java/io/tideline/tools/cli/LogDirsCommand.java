@@ -20,12 +20,14 @@ import picocli.CommandLine.Option;
  * {@code kafka-log-dirs.sh}: every listed broker (default: all) is asked for its own log dirs. Text output
  * is Kafka's two lines, then a table per broker and log dir; {@code --output json} prints Kafka's
  * document, {@code {"brokers":[{"broker":1,"logDirs":[{"logDir":...,"error":null,"partitions":[...]}]}],
- * "version":1}}, with Tideline's fields added (docs/cli.md). A broker that does not answer is reported in
- * the output and makes the exit code 1; it never holds the others up beyond request.timeout.ms.
+ * "version":1}}, with Tideline's fields added (docs/cli.md), the log cleaner's view among them (B193). A
+ * broker that does not answer is reported in the output and makes the exit code 1; it never holds the others
+ * up beyond request.timeout.ms.
  */
 @Command(name = "log-dirs", sortOptions = false,
         description = "Describe the log dirs of brokers: each replica's size and offsets, segments waiting for "
-                + "their unlink and files unlinked but still held open.")
+                + "their unlink, files unlinked but still held open, and compacted logs' dirty ratio and last "
+                + "cleaning.")
 final class LogDirsCommand implements Callable<Integer> {
 
     @Option(names = "--describe", required = true, description = "Describe the log dirs (the only action).")
@@ -100,10 +102,11 @@ final class LogDirsCommand implements Callable<Integer> {
                     + (dir.error() == io.tideline.common.errors.Errors.NONE ? "-" : dir.error() + ": " + dir.message()));
             if (!dir.replicas().isEmpty()) {
                 TextTable table = new TextTable("PARTITION", "SIZE", "SEGMENTS", "LOG_START", "LOG_END", "HW",
-                        "OFFSET_LAG", "PENDING_UNLINK", "DELETED_OPEN");
+                        "OFFSET_LAG", "PENDING_UNLINK", "DELETED_OPEN", "DIRTY_RATIO", "LAST_CLEANED");
                 for (BrokerLogDirs.Replica r : dir.replicas()) {
                     table.row(r.partition(), r.sizeBytes(), r.segmentCount(), r.logStartOffset(), r.logEndOffset(),
-                            r.highWatermark(), r.offsetLag(), pending(r.pendingUnlink()), held(r.deletedOpen()));
+                            r.highWatermark(), r.offsetLag(), pending(r.pendingUnlink()), held(r.deletedOpen()),
+                            CompactionText.dirtyRatio(r.compaction()), CompactionText.lastCleaned(r.compaction()));
                 }
                 table.print(out);
             }

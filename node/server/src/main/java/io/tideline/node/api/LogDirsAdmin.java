@@ -3,6 +3,8 @@ package io.tideline.node.api;
 import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
 import io.tideline.node.metadata.MetadataImage;
+import io.tideline.proto.admin.CompactionSegmentVerdict;
+import io.tideline.proto.admin.CompactionState;
 import io.tideline.proto.admin.DeletedOpenFileInfo;
 import io.tideline.proto.admin.DescribeLogDirsRequest;
 import io.tideline.proto.admin.DescribeLogDirsResponse;
@@ -13,6 +15,9 @@ import io.tideline.proto.admin.LogDirReplica;
 import io.tideline.proto.admin.LogDirSegmentFile;
 import io.tideline.proto.admin.RetentionReasonInfo;
 import io.tideline.proto.admin.SegmentRetentionInfo;
+import io.tideline.store.cleaner.CleanerLogState;
+import io.tideline.store.cleaner.LogToClean;
+import io.tideline.store.config.LogConfig;
 import io.tideline.store.dir.DeletedOpenFile;
 import io.tideline.store.manager.LogDirDescription;
 import io.tideline.store.manager.LogManager;
@@ -21,19 +26,26 @@ import io.tideline.store.retention.RetentionReason;
 import io.tideline.store.retention.SegmentDeleter.HeldOpen;
 import io.tideline.store.retention.SegmentDeleter.PendingUnlink;
 import io.tideline.store.retention.SegmentRetention;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.HashSet;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The two admin calls about this broker's own storage: DescribeLogDirs (Kafka's, each broker answers for
  * its own dirs, so clients ask every broker they want) and ExplainRetention (why each segment of the local
  * replica is still on disk). Both read the store only; the answers are built from
- * {@link LogManager#describeLogDirs} and {@link LogManager#explainRetention}. Stateless, thread-safe.
+ * {@link LogManager#describeLogDirs} and {@link LogManager#explainRetention}, and both carry the log cleaner's
+ * view of each replica from {@link LogManager#describeCleaning} (docs/behaviours.md B193). Stateless, thread-safe.
  */
 final class LogDirsAdmin {
+    private static final Logger log = LoggerFactory.getLogger(LogDirsAdmin.class);
+
     private final int brokerId;
     private final Supplier<MetadataImage> image;
     private final LogManager logManager;
@@ -59,6 +71,8 @@ final class LogDirsAdmin {
                         .setOffsetLag(r.offsetLag()).setIsFuture(r.isFuture()).setSegmentCount(r.segmentCount())
                         .setLogStartOffset(r.logStartOffset()).setLogEndOffset(r.logEndOffset())
                         .setHighWatermark(r.highWatermark());
+                // Without segments: log-dirs answers for every replica of the broker, and stays small (B193).
+                compaction(r.topicPartition(), false).ifPresent(p::setCompaction);
                 for (PendingUnlink u : r.pendingUnlink()) {
                     p.addPendingUnlink(LogDirSegmentFile.newBuilder().setBaseOffset(u.baseOffset())
                             .setSizeBytes(u.sizeBytes()).setAtMs(u.unlinkAtMs()).setFile(u.file().toString()));
@@ -106,6 +120,53 @@ final class LogDirsAdmin {
             }
             b.addSegments(sb);
         }
+        compaction(tp, true).ifPresent(b::setCompaction);
         return b.build();
+    }
+
+    /**
+     * The cleaner's view of one replica (B193), or empty when the log is gone or could not be evaluated: an
+     * IOException of one log leaves only that replica's field unset, so one bad log never fails the answer.
+     */
+    private Optional<CompactionState> compaction(TopicPartition tp, boolean withSegments) {
+        Optional<LogConfig> config = logManager.getLog(tp).map(l -> l.config());
+        if (config.isEmpty()) {
+            return Optional.empty();
+        }
+        LogConfig c = config.get();
+        CompactionState.Builder b = CompactionState.newBuilder().setCompacted(c.compact())
+                .setCleanupPolicy(String.join(",", c.cleanupPolicy()))
+                .setMinCleanableDirtyRatio(c.minCleanableDirtyRatio());
+        if (!c.compact()) {
+            return Optional.of(b.setDirtyRatio(-1).setFirstDirtyOffset(-1).setFirstUncleanableOffset(-1)
+                    .setCleanableBytes(-1).setLastCleaningMs(-1).build());
+        }
+        Optional<CleanerLogState> found;
+        try {
+            found = logManager.describeCleaning(tp);
+        } catch (IOException | UncheckedIOException e) {
+            log.warn("Cannot describe the cleaning of {}: {}", tp, e.toString());
+            return Optional.empty();
+        }
+        if (found.isEmpty()) {
+            if (logManager.cleaner().isPresent()) {
+                return Optional.empty(); // the log was deleted between the two reads
+            }
+            // log.cleaner.threads=0: the log is compacted by its policy but nothing cleans it (B180).
+            return Optional.of(b.setState("NO_CLEANER").setDirtyRatio(-1).setFirstDirtyOffset(-1)
+                    .setFirstUncleanableOffset(-1).setCleanableBytes(-1).setLastCleaningMs(-1).build());
+        }
+        CleanerLogState s = found.get();
+        b.setDirtyRatio(s.dirtyRatio()).setFirstDirtyOffset(s.firstDirtyOffset())
+                .setFirstUncleanableOffset(s.firstUncleanableOffset()).setCleanableBytes(s.cleanableBytes())
+                .setCleanable(s.cleanable()).setState(s.state()).setLastCleaningMs(s.lastCleaningMs())
+                .setCompactionDelayMs(s.compactionDelayMs());
+        if (withSegments) {
+            for (LogToClean.SegmentVerdict v : s.segments()) {
+                b.addSegments(CompactionSegmentVerdict.newBuilder().setBaseOffset(v.baseOffset())
+                        .setSizeBytes(v.sizeBytes()).setVerdict(v.verdict()));
+            }
+        }
+        return Optional.of(b.build());
     }
 }
