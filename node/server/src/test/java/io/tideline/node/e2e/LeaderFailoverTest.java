@@ -75,11 +75,12 @@ class LeaderFailoverTest {
             Thread thread = new Thread(producer, "failover-test-producer");
             thread.start();
             try {
-                Awaitility.await("records acknowledged by the first leader").atMost(E2e.WAIT)
-                        .until(() -> producer.acked.get() >= ACKED_PER_PHASE);
-                int inFlightAtKill = producer.incomplete();
+                // The kill waits for a moment with sends outstanding: the window drains to zero for an instant
+                // each time a batch is answered, so one sample may find nothing in flight.
+                Awaitility.await("records acknowledged by the first leader, more in flight").atMost(E2e.WAIT)
+                        .pollInterval(Duration.ofMillis(1))
+                        .until(() -> producer.acked.get() >= ACKED_PER_PHASE && producer.incomplete() > 0);
                 cluster.kill(oldLeader);
-                assertTrue(inFlightAtKill > 0, "sends were in flight when the leader died");
 
                 int[] newLeader = new int[1];
                 Awaitility.await("a new leader after broker " + oldLeader + " is fenced").atMost(E2e.WAIT)
