@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 class JulBridgeTest {
 
-    /** gRPC's and Netty's java.util.logging lines used to arrive in JUL's own two-line format. */
+    /** gRPC's and Netty's java.util.logging lines reach logback in the node's one-line format, not JUL's two-line one. */
     @Test
     void julRecordsReachLogbackOnceInstalled() {
         JulBridge.install();
