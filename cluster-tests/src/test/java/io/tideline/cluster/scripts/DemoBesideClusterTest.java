@@ -32,6 +32,10 @@ import org.junit.jupiter.api.io.TempDir;
  * the scripts themselves, keep their distances), and a {@code JMX_PORT} in the demo's environment on a port that
  * is taken. The demo completes, tells its story in the sentences a reader needs, and leaves the cluster beside it
  * serving. With one of its ports taken, it says which one before any node starts, and reports no node started.
+ *
+ * <p>The story it tells, checked in its output: follower 3 FAILED below the leader's log start offset on both
+ * topics, both partitions under-replicated, the reassignment to node 4 completed, the rebuild in place brought
+ * replica 3 back IN_SYNC, and no partition is under-replicated at the end.
  */
 @EnabledOnOs(value = OS.LINUX, disabledReason = "cluster.sh is a bash script that reads /proc")
 class DemoBesideClusterTest {
@@ -80,6 +84,24 @@ class DemoBesideClusterTest {
             String out = demo.stdout();
             assertEquals(0, demo.exitCode(), demo.toString());
 
+            // Step 3: the follower's fetch fell below the leader's log start offset, on both topics.
+            for (String topic : List.of("lag-demo", "rebuild-demo")) {
+                assertTrue(Pattern.compile("Topic: " + topic + "\tPartition: 0\tLeader: 1\tReplicas: 1,2,3\tIsr: 1,2\t"
+                        + "Failed: 3 \\(fetch offset \\d+ is below the leader's log start offset \\d+").matcher(out).find(), out);
+            }
+            Matcher failed = Pattern.compile("Replica: 3\tState: FAILED\tSince: \\d{4}-\\d\\d-\\d\\dT[^\t]+Z\tLogEndOffset: "
+                    + "(\\d+)\tReason: fetch offset \\1 is below the leader's log start offset (\\d+)").matcher(out);
+            assertTrue(failed.find(), out);
+            assertTrue(Long.parseLong(failed.group(2)) > Long.parseLong(failed.group(1)), failed.group());
+            assertTrue(out.contains("node 1's /metrics: UnderReplicatedPartitions 2"), out);
+            // Step 4a: the replica moved to node 4 and caught up; 4b: replica 3 rebuilt in place.
+            assertTrue(out.contains("Successfully started partition reassignment for lag-demo-0"), out);
+            assertTrue(out.contains("Clearing topic-level throttles on topic lag-demo"), out);
+            assertTrue(Pattern.compile("Replica: 4\tState: IN_SYNC").matcher(out).find(), out);
+            String afterRebuild = out.substring(out.indexOf("Rebuild of replica 3 of rebuild-demo-0 started"));
+            assertTrue(Pattern.compile("Replica: 3\tState: IN_SYNC").matcher(afterRebuild).find(), out);
+            assertFalse(out.contains("Exception"), out);
+
             for (int node = 1; node <= DEMO_NODES; node++) {
                 assertTrue(out.contains("node " + node + ": started"), out);
                 assertTrue(out.contains("node " + node + "'s /metrics: UnderReplicatedPartitions 0"), out);
@@ -95,6 +117,10 @@ class DemoBesideClusterTest {
             assertFalse(out.contains("Address already in use"), out);
         }
 
+        // The demo stopped every node it started, and the cluster beside it was not touched: every node still serves.
+        for (Path pidFile : pidFiles()) {
+            assertFalse(pidFile.startsWith(dir.resolve("demo")), "the demo left " + pidFile);
+        }
         // The cluster beside it was not touched: every node still serves.
         Result status = run(clusterEnv(), 60, "bash", script("cluster.sh"), "status");
         assertEquals(0, status.exitCode(), status.toString());
