@@ -4,7 +4,6 @@ import io.tideline.client.PartitionReplicas;
 import io.tideline.client.ReplicaDescription;
 import io.tideline.client.ReplicaState;
 import io.tideline.common.errors.Errors;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -64,7 +63,7 @@ final class ReplicaProgress {
             return behind + ", not catching up (" + r.state() + ").";
         }
         return behind + ", catching up at " + Math.round(r.catchUpBytesPerSecond()) + " bytes/s, about "
-                + Duration.ofMillis(left) + " left (around " + Instant.ofEpochMilli(nowMs + left) + ").";
+                + HumanDuration.format(left) + " left (around " + Instant.ofEpochMilli(nowMs + left) + ").";
     }
 
     /** OFFLINE and FAILED replicas report no lag (nothing is known of their log), which is not "caught up". */

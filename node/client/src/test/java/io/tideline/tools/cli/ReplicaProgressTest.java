@@ -23,7 +23,7 @@ class ReplicaProgressTest {
     void aCatchingUpReplicaShowsItsLagRateAndTheTimeLeftAsDurationAndInstant() {
         // 1 MiB behind at 512 KiB/s: 2 s left.
         ReplicaDescription r = replica(4, ReplicaState.LAGGING, "", 800, 1200, 1_048_576, 524_288);
-        assertEquals("  Replica 4: 1200 offsets (1048576 bytes) behind, catching up at 524288 bytes/s, about PT2S "
+        assertEquals("  Replica 4: 1200 offsets (1048576 bytes) behind, catching up at 524288 bytes/s, about 2 s "
                 + "left (around 2026-12-01T14:05:33.123Z).", ReplicaProgress.line(r, NOW));
         ReplicaProgress.Json json = ReplicaProgress.json(partition(r), List.of(4), NOW).get(0);
         assertEquals(new ReplicaProgress.Json(4, "LAGGING", "", 1200, 1_048_576, 524_288.0, 2_000, NOW + 2_000), json);

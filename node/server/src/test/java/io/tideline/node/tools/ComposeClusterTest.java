@@ -1,6 +1,7 @@
 package io.tideline.node.tools;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tideline.testsupport.ports.Ports;
@@ -30,27 +31,27 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The containers of docs/containers.md, run for real: the image of {@code scripts/Dockerfile} (built from the
- * packaged jars, which is why this runs as an integration test, after {@code package}), the three nodes of
+ * The containers of docs/containers.md, run for real and by the page's own commands ({@link ComposeDocCommands}):
+ * the engine, the registry-free base image, the image of {@code scripts/Dockerfile} (built from the packaged jars,
+ * which is why this runs as an integration test, after {@code package}), the three nodes of
  * {@code scripts/docker-compose.yml} on host networking ({@code scripts/docker-compose.host.yml}, 127.0.0.1 only),
- * healthy through the gRPC health probe; a topic with three replicas, records produced and consumed through
- * {@code scripts/tideline}; the partition's leader container killed, the partition seen under-replicated, the
- * container started again and the partition seen healed; an orderly stop; and everything it made removed.
+ * healthy through the gRPC health probe and with remote JMX; a topic with three replicas, records produced and
+ * consumed through {@code scripts/tideline}; the partition's leader container killed, the partition seen
+ * under-replicated, the container started again and the partition seen healed; an orderly stop; the project
+ * network's commands checked against the default file; and everything it made removed.
  *
- * <p>The engine: the one that answers, or a dockerd of its own ({@link DockerEngine}: its state, with the cached
- * base image, under /var/tmp/tideline-docker; stopped at the end). The base image: {@code tideline-base:bookworm},
- * made by {@code scripts/docker/build-base-image.sh} when the engine lacks it and kept there for the next run
- * ({@code TIDELINE_TEST_BASE_IMAGE} names another, e.g. eclipse-temurin:17-jre where a registry is reachable).
- * Where no engine can be had (docker.io not installed, not root) the test fails, saying so.
+ * <p>The engine: the one that answers, or the page's dockerd ({@link DockerEngine}: its state, with the cached
+ * base image, under /var/tmp/tideline-docker; stopped at the end). Where no engine can be had (docker.io not
+ * installed, not root) the test fails, saying so.
  */
 @Tag("containers")
 class ComposeClusterTest {
     private static final Path REPO = findRepository();
-    private static final String BASE_IMAGE = System.getenv().getOrDefault("TIDELINE_TEST_BASE_IMAGE",
-            "tideline-base:bookworm");
     private static final int NODES = 3;
     private static final Duration CLI = Duration.ofSeconds(60);
     private static final Duration COMPOSE = Duration.ofSeconds(120);
+    /** A command of the page: the longest are making the base image (35-80 s) and up's image build. */
+    private static final Duration DOC_COMMAND = Duration.ofMinutes(4);
 
     @TempDir
     Path dir;
@@ -60,6 +61,8 @@ class ComposeClusterTest {
     private String project;
     private String image;
     private int portPrefix;
+    private int jmxBase;
+    private ComposeDocCommands doc;
     private final long startNanos = System.nanoTime();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
@@ -67,16 +70,22 @@ class ComposeClusterTest {
     @Timeout(value = 8, unit = TimeUnit.MINUTES)
     void threeNodeClusterInContainersServesSurvivesAKilledNodeAndHeals() throws Exception {
         commands = new Commands(dir, REPO);
+        doc = ComposeDocCommands.read(REPO.resolve("docs/containers.md"));
         // Another run holding the daemon's directory is waited for at most this long, within the test's bound.
-        try (DockerEngine engine = DockerEngine.acquire(commands, Duration.ofMinutes(4))) {
+        try (DockerEngine engine = DockerEngine.acquire(commands, Duration.ofMinutes(4), doc)) {
             step(engine.startedByUs() ? "started dockerd, state in " + engine.stateDir().orElseThrow()
                     : "using the Docker engine that answers");
             project = "tideline-test-" + UUID.randomUUID().toString().substring(0, 8);
             image = "tideline-test:" + project;
             portPrefix = freePortPrefix();
+            jmxBase = Ports.base(NODES) + 1;
             env = new HashMap<>(engine.env());
+            // The page's commands name no project: this one reaches them through Compose's environment.
+            env.put("COMPOSE_PROJECT_NAME", project);
             env.put("TIDELINE_IMAGE", image);
             env.put("TIDELINE_PORT_PREFIX", String.valueOf(portPrefix));
+            // debootstrap's throwaway root file system (about 500 MB) goes into this test's own directory.
+            env.put("TMPDIR", Files.createDirectories(dir.resolve("tmp")).toString());
             // The classic builder: its stage images carry the Dockerfile's label, so they can be removed by it.
             env.put("DOCKER_BUILDKIT", "0");
             env.put("COMPOSE_DOCKER_CLI_BUILD", "1");
@@ -87,8 +96,8 @@ class ComposeClusterTest {
             env.put("TIDELINE_JAVA_OPTS", "-Xmx256m -XX:TieredStopAtLevel=1");
             boolean passed = false;
             try {
-                buildImages();
                 runCluster();
+                checkProjectNetworkCommands();
                 passed = true;
             } finally {
                 // Also after a JUnit timeout, which interrupted this thread: the clean-up must still wait for docker.
@@ -104,22 +113,9 @@ class ComposeClusterTest {
         }
     }
 
-    private void buildImages() throws Exception {
-        if (docker(Duration.ofSeconds(30), "image", "inspect", BASE_IMAGE).exitCode() != 0) {
-            Map<String, String> baseEnv = new HashMap<>(env);
-            // debootstrap's throwaway root file system (about 500 MB) goes into this test's own directory.
-            baseEnv.put("TMPDIR", Files.createDirectories(dir.resolve("base-image")).toString());
-            commands.run(baseEnv, Duration.ofMinutes(4), List.of("bash", script("docker/build-base-image.sh"), BASE_IMAGE))
-                    .assertSucceeded();
-            step("built the base image " + BASE_IMAGE);
-        }
-        compose(Duration.ofMinutes(3), "build", "--force-rm", "--build-arg", "BASE_IMAGE=" + BASE_IMAGE, "node-1")
-                .assertSucceeded();
-        step("built " + image);
-    }
-
     private void runCluster() throws Exception {
-        compose(COMPOSE, "up", "-d", "--no-build").assertSucceeded();
+        runDoc("up");
+        step("the page's up commands ran: base image, jars, image " + image + ", three containers");
         List<String> containers = new ArrayList<>();
         for (int i = 1; i <= NODES; i++) {
             containers.add(compose(Duration.ofSeconds(30), "ps", "-q", "node-" + i).assertSucceeded().output().strip());
@@ -127,11 +123,16 @@ class ComposeClusterTest {
         assertEquals(NODES, containers.stream().filter(id -> id.matches("[0-9a-f]{12,}")).count(), containers.toString());
         awaitHealthy(containers, Duration.ofSeconds(150));
         step("three containers healthy (project " + project + ", port prefix " + portPrefix + ")");
+        for (int i = 1; i <= NODES; i++) {
+            assertEquals(0.0, JmxProbe.underReplicatedPartitions("127.0.0.1", jmxBase + i - 1), "node " + i + " over JMX");
+        }
+        step("JMX answers on 127.0.0.1:" + jmxBase + "-" + (jmxBase + NODES - 1));
 
+        // The page's topic: orders, one partition, three replicas, min.insync.replicas=2.
+        runDoc("use");
+        step("the page's use commands ran");
         String bootstrap = IntStream.rangeClosed(1, NODES).mapToObj(i -> "127.0.0.1:" + clientPort(i))
                 .collect(Collectors.joining(","));
-        tideline("admin", "--bootstrap-server", bootstrap, "topics", "--create", "--topic", "orders", "--partitions",
-                "1", "--replication-factor", "3", "--config", "min.insync.replicas=2").assertSucceeded();
         produce(bootstrap, 1, 5);
         assertConsumed(bootstrap, 5);
         String described = tideline("admin", "--bootstrap-server", bootstrap, "topics", "--describe", "--topic", "orders")
@@ -168,8 +169,11 @@ class ComposeClusterTest {
         assertTrue(Pattern.compile("Node " + killed + " start-up recovered [1-9][0-9]* segments").matcher(nodeLog).find(),
                 "a killed node recovers its logs:\n" + nodeLog);
 
-        // docker stop is SIGTERM to the JVM itself (run-node execs down to it): an orderly stop, exit 0.
-        compose(COMPOSE, "stop", "-t", "60").assertSucceeded();
+        // The page's stop, then its down -v. docker stop is SIGTERM to the JVM itself (run-node execs down to it):
+        // an orderly stop, exit 0, checked before down removes the containers.
+        List<String> down = doc.block("down");
+        assertTrue(down.get(0).endsWith(" stop"), "the page stops the nodes before removing them: " + down);
+        runDocCommand(down.get(0));
         for (int i = 1; i <= NODES; i++) {
             String id = containers.get(i - 1);
             assertEquals("0", docker(Duration.ofSeconds(30), "inspect", "-f", "{{.State.ExitCode}}", id)
@@ -178,6 +182,60 @@ class ComposeClusterTest {
             assertTrue(log.contains("Node " + i + " shut down cleanly"), log);
         }
         step("stopped: every node shut down cleanly");
+        for (String command : down.subList(1, down.size())) {
+            runDocCommand(command);
+        }
+        assertEquals("", compose(Duration.ofSeconds(30), "ps", "-q").assertSucceeded().output().strip(),
+                "no container left after the page's down");
+        step("the page's down commands ran");
+    }
+
+    /** Each command of the page's block, in order, as {@link ComposeDocCommands} describes. */
+    private void runDoc(String kind) throws Exception {
+        for (String command : doc.block(kind)) {
+            runDocCommand(command);
+        }
+    }
+
+    private void runDocCommand(String documented) throws Exception {
+        String command = ComposeDocCommands.forRun(documented, portPrefix, jmxBase);
+        Map.Entry<String, String> export = ComposeDocCommands.export(command);
+        if (export != null) {
+            env.put(export.getKey(), export.getValue());
+            return;
+        }
+        commands.run(env, DOC_COMMAND, List.of("bash", "-c", command)).assertSucceeded();
+    }
+
+    /**
+     * The project network's commands (not run: their addresses are a bridge network's): each one's files pass
+     * {@code docker-compose config}, and each {@code --bootstrap-server} is a gRPC address the files advertise.
+     */
+    private void checkProjectNetworkCommands() throws Exception {
+        Pattern files = Pattern.compile("^docker-compose((?: -f \\S+)+) ");
+        Pattern bootstrap = Pattern.compile("--bootstrap-server (\\S+)");
+        // One docker-compose config per set of files (each run is a few seconds of Python starting up).
+        Map<String, String> renderedByFiles = new HashMap<>();
+        for (String command : doc.block("network")) {
+            Matcher f = files.matcher(command);
+            assertTrue(f.find(), "a docker-compose command with its files: " + command);
+            String rendered = renderedByFiles.get(f.group(1));
+            if (rendered == null) {
+                List<String> config = new ArrayList<>(List.of("docker-compose"));
+                config.addAll(List.of(f.group(1).strip().split(" ")));
+                config.add("config");
+                rendered = commands.run(env, Duration.ofSeconds(30), config).assertSucceeded().output();
+                renderedByFiles.put(f.group(1), rendered);
+            }
+            assertFalse(rendered.contains("network_mode: host"), "the project network's files: " + command);
+            Matcher b = bootstrap.matcher(command);
+            while (b.find()) {
+                assertTrue(Pattern.compile("(^|\\s)advertised\\.listeners=PLAINTEXT://" + Pattern.quote(b.group(1))
+                        + "(\\s|$)", Pattern.MULTILINE).matcher(rendered).find(),
+                        b.group(1) + " is a gRPC address the files advertise:\n" + rendered);
+            }
+        }
+        step("the project network's commands check out against docker-compose config");
     }
 
     /** Docker's health status of every container is healthy (its probe: tideline health), within a bound. */
@@ -220,7 +278,8 @@ class ComposeClusterTest {
             HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort(node) + "/metrics"))
                     .timeout(Duration.ofSeconds(5)).build();
             String body = http.send(request, HttpResponse.BodyHandlers.ofString()).body();
-            Matcher m = Pattern.compile("(?m)^kafka_server_ReplicaManager_UnderReplicatedPartitions (\\S+)$").matcher(body);
+            // Case-insensitive: the JMX-style name and the lowercase one of Kafka dashboards name one gauge.
+            Matcher m = Pattern.compile("(?mi)^kafka_server_ReplicaManager_UnderReplicatedPartitions (\\S+)$").matcher(body);
             assertTrue(m.find(), "node " + node + " exports UnderReplicatedPartitions");
             sum += Double.parseDouble(m.group(1));
         }
@@ -338,9 +397,9 @@ class ComposeClusterTest {
         return REPO.resolve("scripts").resolve(name).toString();
     }
 
-    /** Node i's client port under scripts/docker-compose.host.yml: P09(1+i). */
+    /** Node i's gRPC port under scripts/docker-compose.host.yml: P39(1+i). */
     private int clientPort(int node) {
-        return Integer.parseInt(portPrefix + "09" + (1 + node));
+        return Integer.parseInt(portPrefix + "39" + (1 + node));
     }
 
     /** Node i's metrics port: P29(1+i). */
@@ -349,10 +408,9 @@ class ComposeClusterTest {
     }
 
     /**
-     * A TIDELINE_PORT_PREFIX whose twelve ports (clients P092-P094, quorum P192-P194, metrics P292-P294, Kafka
-     * P392-P394) are free on
-     * loopback and reserved (test-support Ports). 10-32: below the ephemeral range (32768-), away from cluster.sh's
-     * 9092-9294.
+     * A TIDELINE_PORT_PREFIX whose twelve ports (Kafka P092-P094, quorum P192-P194, metrics P292-P294, gRPC
+     * P392-P394) are free on loopback and reserved (test-support Ports). 10-32: below the ephemeral range (32768-),
+     * away from cluster.sh's 9092-9394.
      */
     private static int freePortPrefix() {
         for (int attempt = 0; attempt < 100; attempt++) {

@@ -17,7 +17,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The Docker engine a container test talks to: the one that answers already (DOCKER_HOST, or the default socket),
- * or else a {@code dockerd} this class starts and {@link #close()} stops again, by its pid.
+ * or else a {@code dockerd} this class starts and {@link #close()} stops again, by its pid. The daemon's command is
+ * docs/containers.md's ({@link ComposeDocCommands#dockerdCommand}), so the page's way to start an engine is the one
+ * that runs here.
  *
  * <p>DECISION: a started daemon keeps its state under one fixed directory, {@link #DEFAULT_STATE_DIR} (or
  * {@code TIDELINE_TEST_DOCKER_DIR}): data root, exec root, pid file, socket and log. So the debootstrapped base
@@ -60,7 +62,8 @@ final class DockerEngine implements AutoCloseable {
      * The engine that answers, or a new daemon of ours. Fails (never skips) with what is missing when there is
      * neither: the container tests must not pass on a machine that cannot run them.
      */
-    static DockerEngine acquire(Commands commands, Duration lockWait) throws IOException, InterruptedException {
+    static DockerEngine acquire(Commands commands, Duration lockWait, ComposeDocCommands doc)
+            throws IOException, InterruptedException {
         require(commands, List.of("docker", "--version"), "the docker command is not installed");
         require(commands, List.of("docker-compose", "--version"), "the docker-compose command is not installed");
 
@@ -87,8 +90,8 @@ final class DockerEngine implements AutoCloseable {
         try {
             awaitLock(lock, stateDir, lockWait);
             stopLeftOverDaemon(stateDir);
-            Map<String, String> env = Map.of("DOCKER_HOST", "unix://" + stateDir.resolve("docker.sock"));
-            Process daemon = startDaemon(stateDir);
+            Map<String, String> env = Map.of("DOCKER_HOST", dockerHost(doc, stateDir));
+            Process daemon = startDaemon(stateDir, doc.dockerdCommand(stateDir));
             DockerEngine engine = new DockerEngine(commands, env, daemon, stateDir, lock);
             try {
                 engine.awaitAnswer();
@@ -168,14 +171,32 @@ final class DockerEngine implements AutoCloseable {
         }
     }
 
-    private static Process startDaemon(Path stateDir) throws IOException {
-        List<String> command = List.of("dockerd",
-                "--data-root", stateDir.resolve("data").toString(),
-                "--exec-root", stateDir.resolve("exec").toString(),
-                "--pidfile", stateDir.resolve("dockerd.pid").toString(),
-                "--host", "unix://" + stateDir.resolve("docker.sock"),
-                // No docker0 bridge, no iptables rules, no IP forwarding or masquerading: the host network only.
-                "--bridge=none", "--iptables=false", "--ip-forward=false", "--ip-masq=false", "--userland-proxy=false");
+    /**
+     * The page's {@code export DOCKER_HOST=...}, which must name the socket of the page's dockerd command in
+     * {@code stateDir}; the daemon's data root and pid file must be there too, where a left-over daemon is looked for.
+     */
+    private static String dockerHost(ComposeDocCommands doc, Path stateDir) {
+        String host = doc.block("engine").stream().map(ComposeDocCommands::export)
+                .filter(e -> e != null && e.getKey().equals("DOCKER_HOST")).map(Map.Entry::getValue).findFirst()
+                .orElseThrow(() -> new AssertionError("no export DOCKER_HOST=... in the ```sh engine block"))
+                .replace("$D", stateDir.toString());
+        List<String> command = doc.dockerdCommand(stateDir);
+        for (List<String> flag : List.of(List.of("--host", host), List.of("--data-root", stateDir.resolve("data").toString()),
+                List.of("--pidfile", stateDir.resolve("dockerd.pid").toString()))) {
+            if (java.util.Collections.indexOfSubList(command, flag) < 0) {
+                throw new AssertionError("the page's dockerd command lacks " + String.join(" ", flag) + ": " + command);
+            }
+        }
+        return host;
+    }
+
+    /** No docker0 bridge, no iptables rules, no IP forwarding or masquerading: the page's flags, the host network only. */
+    private static Process startDaemon(Path stateDir, List<String> command) throws IOException {
+        for (String flag : List.of("--bridge=none", "--iptables=false", "--ip-forward=false", "--ip-masq=false")) {
+            if (!command.contains(flag)) {
+                throw new AssertionError("the page's dockerd command lacks " + flag + ", which keeps it off the machine's networks");
+            }
+        }
         Path log = stateDir.resolve("dockerd.log");
         return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile())).start();
