@@ -90,6 +90,7 @@ class WrongPortTest {
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000"))) {
             Set<String> topics = admin.listTopics().names().get(30, TimeUnit.SECONDS);
             Duration took = Duration.ofNanos(System.nanoTime() - startNs);
+            System.out.printf("Kafka Admin listTopics through the gRPC port: %d ms%n", took.toMillis());
             assertTrue(topics.contains(TOPIC), topics.toString());
             assertTrue(took.compareTo(BOUND) < 0, "listTopics through the gRPC port took " + took);
             // Its Metadata named the Kafka listener, so what follows goes there directly and works as anywhere.
@@ -109,6 +110,8 @@ class WrongPortTest {
                 "127.0.0.1:" + cluster.kafkaPort(1), "--list").assertSucceeded());
         Timed wrong = Timed.run(() -> kafka.run(Duration.ofSeconds(60), KafkaTools.TOPIC_COMMAND, "--bootstrap-server",
                 cluster.grpcBootstrap(), "--list").assertSucceeded());
+        System.out.printf("kafka-topics --list: %d ms on the gRPC port, %d ms on the Kafka port%n",
+                wrong.took.toMillis(), right.took.toMillis());
         assertTrue(wrong.result.stdout().lines().anyMatch(TOPIC::equals), wrong.result.toString());
         assertEquals(right.result.stdout(), wrong.result.stdout());
         assertTrue(wrong.took.compareTo(right.took.plus(BOUND)) < 0,
@@ -122,6 +125,7 @@ class WrongPortTest {
                 "default.api.timeout.ms", "30000"))) {
             TidelineClientException e = assertThrows(TidelineClientException.class, admin::listTopics);
             Duration took = Duration.ofNanos(System.nanoTime() - startNs);
+            System.out.printf("Tideline client listTopics on the Kafka port failed after %d ms%n", took.toMillis());
             TransportException transport = assertInstanceOf(TransportException.class, e);
             assertEquals("this is Tideline's Kafka listener (Apache Kafka's protocol); the gRPC API (tideline CLI, "
                     + "Tideline clients) is on " + cluster.grpcBootstrap(), transport.wrongListener().orElseThrow());
@@ -135,6 +139,8 @@ class WrongPortTest {
                 cluster.grpcBootstrap(), "topics", "--list").assertSucceeded());
         Timed wrong = Timed.run(() -> cluster.tideline(Duration.ofSeconds(60), "admin", "--bootstrap-server",
                 "127.0.0.1:" + cluster.kafkaPort(1), "topics", "--list"));
+        System.out.printf("tideline admin topics --list: %d ms on the Kafka port (exit %d), %d ms on the gRPC port%n",
+                wrong.took.toMillis(), wrong.result.exitCode(), right.took.toMillis());
         assertEquals(1, wrong.result.exitCode(), wrong.result.toString());
         assertEquals("admin: wrong port: ListTopics to 127.0.0.1:" + cluster.kafkaPort(1) + ": this is Tideline's "
                 + "Kafka listener (Apache Kafka's protocol); the gRPC API (tideline CLI, Tideline clients) is on "

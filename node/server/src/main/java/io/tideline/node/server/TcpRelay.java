@@ -61,6 +61,11 @@ final class TcpRelay extends ChannelInboundHandlerAdapter {
                 ctx.close();
                 return;
             }
+            if (!inbound.isActive()) {
+                // The client left while the relay connected: nothing to relay, and nothing to leave open.
+                f.channel().close();
+                return;
+            }
             connected = true;
             ByteBuf buf;
             while ((buf = early.poll()) != null) {
