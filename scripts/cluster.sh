@@ -2,7 +2,7 @@
 # cluster.sh: a local Tideline cluster of N node processes (each broker + controller) on 127.0.0.1.
 #
 #   scripts/cluster.sh start [N]      start N nodes (default 3), building the jars if needed; waits until each serves
-#   scripts/cluster.sh status         each node (state, pid, client, quorum and metrics addresses), then the
+#   scripts/cluster.sh status         each node (state, pid, Kafka, gRPC, quorum and metrics addresses), then the
 #                                     cluster's view from `admin cluster --describe` (the controller, metadata
 #                                     offsets, broker states, fenced brokers) and under-replicated partitions
 #   scripts/cluster.sh stop [NODE]    SIGTERM to the nodes this script started (or to node NODE only), SIGKILL
