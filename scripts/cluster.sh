@@ -2,7 +2,7 @@
 # cluster.sh: a local Tideline cluster of N node processes (each broker + controller) on 127.0.0.1.
 #
 #   scripts/cluster.sh start [N]      start N nodes (default 3), building the jars if needed; waits until each serves
-#   scripts/cluster.sh status         each node (state, pid, client, quorum and metrics addresses), then the
+#   scripts/cluster.sh status         each node (state, pid, Kafka, gRPC, quorum and metrics addresses), then the
 #                                     cluster's view from `admin cluster --describe` (the controller, metadata
 #                                     offsets, broker states, fenced brokers) and under-replicated partitions
 #   scripts/cluster.sh stop [NODE]    SIGTERM to the nodes this script started (or to node NODE only), SIGKILL
@@ -20,10 +20,12 @@
 # pause, resume), has no log yet (logs) or did not serve in time (start, restart), 2 bad arguments. Only the processes named by this script's pid
 # files, and still running the node it started, are ever signalled.
 #
-# Node i (1-based) serves clients on 127.0.0.1:(9091+i), so the bootstrap address is 127.0.0.1:9092; its
-# metadata quorum (Ratis) port is 9191+i, its metrics endpoint http://127.0.0.1:(9291+i)/metrics, and its Kafka
-# protocol listener (Apache Kafka's clients and tools, docs/kafka-protocol.md) 127.0.0.1:(9391+i), so Kafka's
-# bootstrap address is 127.0.0.1:9392. Everything lives under data/cluster of the repository:
+# Node i (1-based) serves Apache Kafka's protocol (Kafka's clients and tools, docs/kafka-protocol.md) on
+# 127.0.0.1:(9091+i), so Kafka's bootstrap address is Kafka's well-known 127.0.0.1:9092; the Tideline clients (the
+# gRPC API: scripts/tideline, the Java client) on 127.0.0.1:(9391+i), so their bootstrap address is 127.0.0.1:9392.
+# Its metadata quorum (Ratis) port is 9191+i and its metrics endpoint http://127.0.0.1:(9291+i)/metrics. A client
+# of one protocol that reaches the other's port gets a named answer, not a hang (docs/kafka-protocol.md "Ports").
+# Everything lives under data/cluster of the repository:
 #   node-i/logs, node-i/metadata   the node's log dir and metadata log dir
 #   node-i.properties              its generated config (the keys of `tideline server --config`)
 #   node-i.pid, node-i.log         its process id and its output (the previous run's in node-i.log.prev)
@@ -33,8 +35,8 @@
 # 0. TIDELINE_NODE_PROPERTIES settings come after them and win.
 #
 # Environment (defaults in brackets):
-#   TIDELINE_CLUSTER_DIR [<repo>/data/cluster]   TIDELINE_CLIENT_PORT_BASE [9091]   TIDELINE_QUORUM_PORT_BASE [9191]
-#   TIDELINE_METRICS_PORT_BASE [9291]   TIDELINE_KAFKA_PORT_BASE [9391]
+#   TIDELINE_CLUSTER_DIR [<repo>/data/cluster]   TIDELINE_KAFKA_PORT_BASE [9091] (Kafka's protocol)
+#   TIDELINE_CLIENT_PORT_BASE [9391] (the gRPC API)   TIDELINE_QUORUM_PORT_BASE [9191]   TIDELINE_METRICS_PORT_BASE [9291]
 #   TIDELINE_START_TIMEOUT_S [120]   TIDELINE_STOP_TIMEOUT_S [60]
 #   JAVA_OPTS: extra JVM options of each node (e.g. -Xmx256m); TIDELINE_CLASSPATH: run from this class path
 #   instead of the built jars (see scripts/tideline).
@@ -44,10 +46,10 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DIR="${TIDELINE_CLUSTER_DIR:-$ROOT/data/cluster}"
-CLIENT_PORT_BASE="${TIDELINE_CLIENT_PORT_BASE:-9091}"
+CLIENT_PORT_BASE="${TIDELINE_CLIENT_PORT_BASE:-9391}"
 QUORUM_PORT_BASE="${TIDELINE_QUORUM_PORT_BASE:-9191}"
 METRICS_PORT_BASE="${TIDELINE_METRICS_PORT_BASE:-9291}"
-KAFKA_PORT_BASE="${TIDELINE_KAFKA_PORT_BASE:-9391}"
+KAFKA_PORT_BASE="${TIDELINE_KAFKA_PORT_BASE:-9091}"
 START_TIMEOUT_S="${TIDELINE_START_TIMEOUT_S:-120}"
 STOP_TIMEOUT_S="${TIDELINE_STOP_TIMEOUT_S:-60}"
 # Below STOP_TIMEOUT_S: the last nodes of a cluster going down have no quorum left to confirm their
@@ -197,13 +199,18 @@ start_node() {
     # a caller reading our output is not held open by the nodes.
     nohup "$ROOT/scripts/tideline" server --config "$DIR/node-$i.properties" < /dev/null > "$log" 2>&1 &
     echo $! > "$DIR/node-$i.pid"
-    echo "node $i: started (pid $!, clients 127.0.0.1:$(client_port "$i"), quorum 127.0.0.1:$(quorum_port "$i"), metrics http://127.0.0.1:$(metrics_port "$i")/metrics, kafka 127.0.0.1:$(kafka_port "$i"), log $log)"
+    echo "node $i: started (pid $!, kafka 127.0.0.1:$(kafka_port "$i"), grpc 127.0.0.1:$(client_port "$i"), quorum 127.0.0.1:$(quorum_port "$i"), metrics http://127.0.0.1:$(metrics_port "$i")/metrics, log $log)"
 }
 
 # "is serving" is logged only once the controller has unfenced the broker, so it proves the node takes
 # requests, which a TCP connect (open since before registration) would not.
 is_serving() {
     grep -q "Node $1 is serving" "$DIR/node-$1.log" 2>/dev/null
+}
+
+# Both bootstrap addresses, Kafka's first: it is the one Kafka's tools and clients take.
+bootstrap_servers() {
+    echo "Kafka bootstrap server 127.0.0.1:$(kafka_port 1); gRPC (tideline CLI) bootstrap server 127.0.0.1:$(client_port 1)"
 }
 
 cmd_start() {
@@ -226,14 +233,14 @@ cmd_start() {
         started+=("$i")
     done
     if ((${#started[@]} == 0)); then
-        echo "cluster already running ($n nodes, bootstrap 127.0.0.1:$(client_port 1))"
+        echo "cluster already running ($n nodes); $(bootstrap_servers)"
         return 0
     fi
     if ! wait_serving "${started[@]}"; then
         cmd_stop >&2
         exit 1
     fi
-    echo "cluster of $n nodes serving; bootstrap server 127.0.0.1:$(client_port 1)"
+    echo "cluster of $n nodes serving; $(bootstrap_servers)"
 }
 
 # Waits until each of the given (just started) nodes serves, at most START_TIMEOUT_S; on a node that exits or
@@ -441,6 +448,13 @@ has_admin_cli() {
     [[ "$commands" == *$'\n  admin '* ]]
 }
 
+# host:port of node i's listener KEY, or "-" for a cluster generated before the Kafka listener existed.
+listener_address() {
+    local address
+    address="$(prop "$1" "$2" | sed 's#^.*://##')"
+    echo "${address:--}"
+}
+
 cmd_status() {
     local i pid serving=() state metrics port
     if [[ -z "$(node_ids)" ]]; then
@@ -448,7 +462,7 @@ cmd_status() {
         return 0
     fi
     local running=0
-    printf '%-6s %-9s %-8s %-22s %-22s %s\n' node state pid clients quorum metrics
+    printf '%-6s %-9s %-8s %-22s %-22s %-22s %s\n' node state pid kafka grpc quorum metrics
     for i in $(node_ids); do
         if pid="$(live_pid "$i")"; then
             running=$((running + 1))
@@ -466,7 +480,8 @@ cmd_status() {
         fi
         port="$(prop "$i" metrics.http.port)"
         metrics="${port:+http://$(prop "$i" metrics.http.host):$port/metrics}"
-        printf '%-6s %-9s %-8s %-22s %-22s %s\n' "$i" "$state" "$pid" "$(prop "$i" listeners | sed 's#^.*://##')" \
+        printf '%-6s %-9s %-8s %-22s %-22s %-22s %s\n' "$i" "$state" "$pid" "$(listener_address "$i" kafka.listeners)" \
+            "$(prop "$i" listeners | sed 's#^.*://##')" \
             "$(prop "$i" controller.quorum.voters | tr ',' '\n' | sed -n "s/^$i@//p")" "${metrics:--}"
     done
     if ((running == 0)); then
@@ -478,15 +493,15 @@ cmd_status() {
         return 0
     fi
     # A serving node: a paused one would hold the admin CLI until its timeout.
-    local bootstrap
-    bootstrap="$(prop "${serving[0]}" listeners | sed 's#^.*://##')"
-    echo "bootstrap server: $bootstrap"
-    # Kafka clients' bootstrap.servers; absent from a cluster generated before the Kafka listener existed.
+    # Kafka clients' bootstrap.servers first; absent from a cluster generated before the Kafka listener existed.
     local kafka
     kafka="$(prop "${serving[0]}" kafka.listeners | sed 's#^.*://##')"
     if [[ -n "$kafka" ]]; then
         echo "kafka bootstrap server: $kafka"
     fi
+    local bootstrap
+    bootstrap="$(prop "${serving[0]}" listeners | sed 's#^.*://##')"
+    echo "grpc (tideline CLI) bootstrap server: $bootstrap"
     # The admin CLI reports these from the cluster's metadata once it exists.
     if has_admin_cli; then
         cluster_view "$bootstrap"

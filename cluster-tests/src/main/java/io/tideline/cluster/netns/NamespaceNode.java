@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One node of a {@link NamespaceCluster}: a real {@code scripts/tideline server} process inside the namespace,
- * on its own loopback address {@code 127.0.0.(10+id)} with cluster.sh's ports (clients 9091+id, quorum
+ * on its own loopback address {@code 127.0.0.(10+id)} with fixed ports (gRPC clients 9091+id, quorum
  * 9191+id, metrics 9291+id: the namespace is private, so fixed ports collide with nothing), its config and
  * data under the cluster's directory, its output in {@code node-<id>.log} (appended across restarts).
  *

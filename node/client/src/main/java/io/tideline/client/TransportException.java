@@ -14,8 +14,16 @@ import java.util.Optional;
  * {@link #connectFailure()} says why no connection could be set up when that was the failure.
  */
 public final class TransportException extends TidelineClientException {
+    /**
+     * How a Tideline node's Kafka listener answers a gRPC client: GOAWAY whose debug data begins so and names the
+     * gRPC address (docs/behaviours.md B230). grpc-java carries the debug data in the status description.
+     */
+    static final String WRONG_LISTENER_PREFIX = "this is Tideline's Kafka listener";
+    private static final String DEBUG_DATA = "debug data: ";
+
     private final Status.Code status;
     private final String connectFailure;
+    private final String wrongListener;
 
     public TransportException(String target, StatusRuntimeException cause) {
         this(target, cause, connectFailureOf(cause.getStatus()));
@@ -25,6 +33,27 @@ public final class TransportException extends TidelineClientException {
         super(errorFor(cause.getStatus().getCode()), target + ": " + describe(cause.getStatus(), connectFailure), cause);
         this.status = cause.getStatus().getCode();
         this.connectFailure = connectFailure;
+        this.wrongListener = wrongListener(cause.getStatus()).orElse(null);
+    }
+
+    /**
+     * What the node said when this client reached its Kafka listener instead of its gRPC one ("this is Tideline's
+     * Kafka listener ...; the gRPC API ... is on host:port"), or empty. Retrying the same address cannot help.
+     */
+    public Optional<String> wrongListener() {
+        return Optional.ofNullable(wrongListener);
+    }
+
+    /** What a node's Kafka listener said in {@code status} (see {@link #wrongListener()}), or empty. */
+    public static Optional<String> wrongListener(Status status) {
+        String description = status.getDescription();
+        int at = description == null ? -1 : description.indexOf(DEBUG_DATA + WRONG_LISTENER_PREFIX);
+        if (at < 0) {
+            return Optional.empty();
+        }
+        String said = description.substring(at + DEBUG_DATA.length());
+        int nl = said.indexOf('\n');
+        return Optional.of((nl < 0 ? said : said.substring(0, nl)).strip());
     }
 
     public Status.Code status() {
@@ -44,6 +73,9 @@ public final class TransportException extends TidelineClientException {
     public boolean retriable() {
         // CANCELLED: a broker that stops cancels the calls still open (the client cancels none of its own), so
         // the request's fate is unknown as after a lost connection - Kafka's retriable NetworkException.
+        if (wrongListener != null) {
+            return false;
+        }
         return status == Status.Code.UNAVAILABLE || status == Status.Code.CANCELLED
                 || status == Status.Code.DEADLINE_EXCEEDED
                 || status == Status.Code.ABORTED || status == Status.Code.RESOURCE_EXHAUSTED;

@@ -63,4 +63,30 @@ class TransportExceptionTest {
         assertEquals(Optional.empty(), lost.connectFailure());
         assertEquals("Produce: UNAVAILABLE (Network closed for unknown reason)", lost.getMessage());
     }
+
+    @Test
+    void aKafkaListenersGoAwayIsNotRetriedAndKeepsWhatTheNodeSaid() {
+        String said = "this is Tideline's Kafka listener (Apache Kafka's protocol); the gRPC API (tideline CLI, "
+                + "Tideline clients) is on 127.0.0.1:9392";
+        // The shapes grpc-java gives a call ended by GOAWAY: with the stream processed (UNAVAILABLE or INTERNAL
+        // from PROTOCOL_ERROR), and after a transparent retry.
+        for (Status status : new Status[] {
+                Status.INTERNAL.withDescription("GOAWAY shut down transport. HTTP/2 error code: PROTOCOL_ERROR, "
+                        + "debug data: " + said),
+                Status.UNAVAILABLE.withDescription("Abrupt GOAWAY closed unsent stream. HTTP/2 error code: "
+                        + "PROTOCOL_ERROR, debug data: " + said + "\nmore")}) {
+            TransportException e = new TransportException("ListTopics to 127.0.0.1:9092", status.asRuntimeException());
+            assertEquals(Optional.of(said), e.wrongListener(), status.toString());
+            assertFalse(e.retriable(), "the same address cannot answer otherwise");
+            assertFalse(Rpc.retriable(e));
+        }
+    }
+
+    @Test
+    void anotherGoAwayIsNoWrongListener() {
+        TransportException e = new TransportException("Produce to h:9392", Status.UNAVAILABLE.withDescription(
+                "GOAWAY shut down transport. HTTP/2 error code: NO_ERROR, debug data: max_age").asRuntimeException());
+        assertEquals(Optional.empty(), e.wrongListener());
+        assertTrue(e.retriable());
+    }
 }

@@ -17,15 +17,15 @@ import picocli.CommandLine.ScopeType;
  * {@code kafka-topics.sh} and {@code kafka-delete-records.sh}.
  *
  * <pre>
- * tideline admin --bootstrap-server 127.0.0.1:9092 topics --create --topic orders --partitions 3 --replication-factor 3 [--config k=v ...]
- * tideline admin --bootstrap-server 127.0.0.1:9092 topics --describe [--topic orders] [--under-replicated-partitions]
- * tideline admin --bootstrap-server 127.0.0.1:9092 topics --list
- * tideline admin --bootstrap-server 127.0.0.1:9092 delete-records --offset-json-file offsets.json
- * tideline admin --bootstrap-server 127.0.0.1:9092 log-dirs --describe [--broker-list 1,2] [--topic-list orders]
- * tideline admin --bootstrap-server 127.0.0.1:9092 explain-retention --topic orders --partition 0 [--broker 2]
- * tideline admin --bootstrap-server 127.0.0.1:9092 cluster --describe
- * tideline admin --bootstrap-server 127.0.0.1:9092 replicas --describe --topic orders [--partition 0]
- * tideline admin --bootstrap-server 127.0.0.1:9092 replicas --rebuild --topic orders --partition 0 --broker 3
+ * tideline admin --bootstrap-server 127.0.0.1:9392 topics --create --topic orders --partitions 3 --replication-factor 3 [--config k=v ...]
+ * tideline admin --bootstrap-server 127.0.0.1:9392 topics --describe [--topic orders] [--under-replicated-partitions]
+ * tideline admin --bootstrap-server 127.0.0.1:9392 topics --list
+ * tideline admin --bootstrap-server 127.0.0.1:9392 delete-records --offset-json-file offsets.json
+ * tideline admin --bootstrap-server 127.0.0.1:9392 log-dirs --describe [--broker-list 1,2] [--topic-list orders]
+ * tideline admin --bootstrap-server 127.0.0.1:9392 explain-retention --topic orders --partition 0 [--broker 2]
+ * tideline admin --bootstrap-server 127.0.0.1:9392 cluster --describe
+ * tideline admin --bootstrap-server 127.0.0.1:9392 replicas --describe --topic orders [--partition 0]
+ * tideline admin --bootstrap-server 127.0.0.1:9392 replicas --rebuild --topic orders --partition 0 --broker 3
  * </pre>
  *
  * The options of this command ({@code --bootstrap-server}, {@code --command-config}, {@code --output})

@@ -84,6 +84,13 @@ public final class Cli {
         if (e instanceof CliException) {
             return e.getMessage();
         }
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof TransportException te && te.wrongListener().isPresent()) {
+                // A Kafka listener's address given as the bootstrap server: what the node said names the right one.
+                return "wrong port: " + te.getMessage().substring(0, te.getMessage().indexOf(": ")) + ": "
+                        + te.wrongListener().get();
+            }
+        }
         if (e instanceof TransportException || e instanceof BootstrapException) {
             TidelineClientException te = (TidelineClientException) e;
             return "no broker answered (" + te.error() + "): " + firstLine(te.getMessage());

@@ -16,7 +16,7 @@ import picocli.CommandLine.Option;
  *
  * <pre>
  * ClusterId: tideline	Controller: 2	ControllerTerm: 3	CommittedOffset: 120	AppliedOffset: 120
- * 	Broker: 1	State: RUNNING	Rack: -	Endpoint: 127.0.0.1:9092	QuorumAddress: 127.0.0.1:9192	Metrics: http://127.0.0.1:9292/metrics	MetadataOffset: 120	LastHeartbeat: 2026-12-01T14:05:31.123Z
+ * 	Broker: 1	State: RUNNING	Rack: -	Endpoint: 127.0.0.1:9392	QuorumAddress: 127.0.0.1:9192	Metrics: http://127.0.0.1:9292/metrics	MetadataOffset: 120	LastHeartbeat: 2026-12-01T14:05:31.123Z
  * </pre>
  *
  * When the quorum does not answer (no leader, or no majority), the answering broker's own view is

@@ -262,6 +262,8 @@ public final class SoakCommand implements Callable<Integer> {
             env.put("TIDELINE_CLIENT_PORT_BASE", String.valueOf(portBase));
             env.put("TIDELINE_QUORUM_PORT_BASE", String.valueOf(portBase + 100));
             env.put("TIDELINE_METRICS_PORT_BASE", String.valueOf(portBase + 200));
+            // Its Kafka listeners too, clear of a cluster.sh cluster on the default ports.
+            env.put("TIDELINE_KAFKA_PORT_BASE", String.valueOf(portBase + 300));
             // Retention runs often enough to delete segments many times in a short soak.
             env.put("TIDELINE_NODE_PROPERTIES", "log.retention.check.interval.ms=10000 "
                     + "log.segment.delete.delay.ms=10000");

@@ -28,7 +28,8 @@ import java.util.concurrent.TimeUnit;
  * {@code <prefix>-acceptor-N} and {@code <prefix>-network-N}; the APIs run on the node's request handler pool.
  * A connection idle for {@code connections.max.idle.ms}, or that takes longer than
  * {@code kafka.request.receive.timeout.ms} to send a request, is closed by its {@link KafkaConnection}, which also
- * keeps at most {@code maxInFlight} of its requests unanswered. {@code max.connections} and
+ * keeps at most {@code maxInFlight} of its requests unanswered. A gRPC client that reaches this port is told
+ * {@code grpcAddress} ({@link Http2PrefaceAnswer}). {@code max.connections} and
  * {@code max.connections.per.ip} bound the connections where they are accepted ({@link KafkaConnectionQuotas}).
  *
  * <p>Thread-safe: {@link #start} once, then {@link #close} or {@link #closeNow} from any thread.
@@ -53,6 +54,8 @@ public final class KafkaServer implements AutoCloseable {
     private final Time time;
     private final boolean bounded;
     private final KafkaConnectionQuotas quotas;
+    private final String grpcAddress;
+    private final OncePerAddress grpcClientsWarned = new OncePerAddress();
     private Channel serverChannel;
 
     /**
@@ -75,8 +78,9 @@ public final class KafkaServer implements AutoCloseable {
                        KafkaRequestMemory memory, int maxRequestBytes, long maxIdleMs, long receiveTimeoutMs,
                        int maxInFlight,
                        int networkThreads, ConnectionLimits limits,
-                       String threadPrefix,
+                       String threadPrefix, String grpcAddress,
                        com.codahale.metrics.MetricRegistry registry, Time time) {
+        this.grpcAddress = grpcAddress;
         this.bounded = limits.bounded();
         // Constructed either way, so that its metric exists (at 0) as Kafka's does.
         this.quotas = new KafkaConnectionQuotas(listenerName, limits, time, registry);
@@ -106,6 +110,7 @@ public final class KafkaServer implements AutoCloseable {
                     protected void initChannel(SocketChannel ch) {
                         connections.add(ch);
                         ch.pipeline().addLast(new IdleStateHandler(0, 0, maxIdleMs, TimeUnit.MILLISECONDS));
+                        ch.pipeline().addLast(new Http2PrefaceAnswer(grpcAddress, grpcClientsWarned));
                         ch.pipeline().addLast(new KafkaConnection(apis, handlers, memory, maxRequestBytes, maxInFlight,
                                 receiveTimeoutMs, metrics, time));
                     }

@@ -53,6 +53,7 @@ import io.tideline.node.producer.ProducerIdInitializer;
 import io.tideline.node.producer.ProducerIdManager;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -65,6 +66,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -136,6 +138,8 @@ public final class TidelineNode implements AutoCloseable {
     private LogDirFailureHandler logDirFailures;
     private Server server;
     private KafkaServer kafkaServer;
+    /** Where the gRPC listener relays a Kafka client; set once the Kafka listener serves, read on gRPC's threads. */
+    private final AtomicReference<KafkaClientSniffer.Target> kafkaRelayTarget = new AtomicReference<>();
     private volatile ImageTracker groupImages;
     private GroupCoordinator groupCoordinator;
     private ExecutorService requestHandlers;
@@ -260,6 +264,8 @@ public final class TidelineNode implements AutoCloseable {
         ProduceOrdering produceOrdering = new ProduceOrdering(ClientServiceGrpc.getProduceMethod(), requestHandlers);
         server = NettyServerBuilder.forAddress(new InetSocketAddress(config.listener().bindHost(), config.listener().port()))
                 .directExecutor()
+                // A Kafka client on this port is relayed to the Kafka listener (docs/behaviours.md B231).
+                .protocolNegotiator(new KafkaClientSniffer(kafkaRelayTarget::get, this::grpcAddress))
                 .callExecutor(produceOrdering)
                 .addTransportFilter(produceOrdering)
                 .maxInboundMessageSize(config.socketRequestMaxBytes())
@@ -331,9 +337,18 @@ public final class TidelineNode implements AutoCloseable {
                 new InetSocketAddress(listeners.bind().bindHost(), listeners.bind().port()), apis,
                 requestHandlers, kafkaRequestMemory, config.socketRequestMaxBytes(), config.connectionsMaxIdleMs(),
                 config.kafkaRequestReceiveTimeoutMs(), config.kafkaMaxInFlightRequestsPerConnection(), config.numNetworkThreads(),
-                config.kafkaConnectionLimits(), "tideline-" + id + "-kafka",
+                config.kafkaConnectionLimits(), "tideline-" + id + "-kafka", grpcAddress(),
                 metrics, time).start();
         log.info("Node {} serves Kafka's protocol on {}:{}", id, listeners.bind().bindHost(), kafkaServer.boundPort());
+        String bindHost = listeners.bind().bindHost();
+        boolean wildcard = bindHost.isEmpty() || bindHost.equals("0.0.0.0") || bindHost.equals("::");
+        String advertisedHost = listeners.advertised().host();
+        int advertisedPort = listeners.advertised().equals(listeners.bind()) || listeners.advertised().port() == 0
+                ? kafkaServer.boundPort() : listeners.advertised().port();
+        kafkaRelayTarget.set(new KafkaClientSniffer.Target(
+                new InetSocketAddress(wildcard ? InetAddress.getLoopbackAddress().getHostAddress() : bindHost,
+                        kafkaServer.boundPort()),
+                (advertisedHost.contains(":") ? "[" + advertisedHost + "]" : advertisedHost) + ":" + advertisedPort));
     }
 
     /**
@@ -359,6 +374,12 @@ public final class TidelineNode implements AutoCloseable {
     private int advertisedPort() {
         Listener advertised = config.advertisedListener();
         return advertised.equals(config.listener()) || advertised.port() == 0 ? boundPort() : advertised.port();
+    }
+
+    /** The gRPC listener as clients are told it, host:port (what the Kafka listener names to a gRPC client). */
+    private String grpcAddress() {
+        String host = config.advertisedListener().host();
+        return (host.contains(":") ? "[" + host + "]" : host) + ":" + advertisedPort();
     }
 
     /** What the registration advertises; the bound port, so metrics.http.port=0 (tests) shows the real one. */

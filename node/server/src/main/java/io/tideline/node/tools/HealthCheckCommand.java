@@ -8,8 +8,10 @@ import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthCheckResponse;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.health.v1.HealthGrpc;
+import io.tideline.client.TransportException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
@@ -99,6 +101,11 @@ public final class HealthCheckCommand implements Callable<Integer> {
             return status == ServingStatus.SERVING ? EXIT_SERVING : EXIT_NOT_SERVING;
         } catch (StatusRuntimeException e) {
             String description = e.getStatus().getDescription();
+            Optional<String> wrongListener = TransportException.wrongListener(e.getStatus());
+            if (wrongListener.isPresent()) {
+                err.println("health: wrong port: " + server + ": " + wrongListener.get());
+                return EXIT_NOT_SERVING;
+            }
             err.println("health: " + server + ": " + e.getStatus().getCode()
                     + (description == null ? "" : ": " + description.lines().findFirst().orElse("")));
             return EXIT_NOT_SERVING;

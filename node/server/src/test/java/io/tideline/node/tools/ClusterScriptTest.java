@@ -82,8 +82,8 @@ class ClusterScriptTest {
     @Test
     void startStatusStopLeavesNoProcessBehind() throws Exception {
         Result start = clusterSh(Duration.ofSeconds(150), "start", String.valueOf(NODES)).assertSucceeded();
-        assertTrue(start.output().contains("cluster of 3 nodes serving; bootstrap server " + bootstrapServer()),
-                start.output());
+        assertTrue(start.output().contains("cluster of 3 nodes serving; Kafka bootstrap server 127.0.0.1:"
+                + (kafkaPortBase + 1) + "; gRPC (tideline CLI) bootstrap server " + bootstrapServer()), start.output());
         List<Long> pids = recordedPids();
         assertEquals(NODES, pids.size(), start.output());
         for (long pid : pids) {
@@ -93,7 +93,7 @@ class ClusterScriptTest {
         Result status = clusterSh(Duration.ofSeconds(30), "status").assertSucceeded();
         for (int i = 1; i <= NODES; i++) {
             assertTrue(Pattern.compile("(?m)^" + i + "\\s+serving\\s+" + pids.get(i - 1) + "\\s+127\\.0\\.0\\.1:"
-                    + (clientPortBase + i) + "\\s+127\\.0\\.0\\.1:" + (quorumPortBase + i)
+                    + (kafkaPortBase + i) + "\\s+127\\.0\\.0\\.1:" + (clientPortBase + i) + "\\s+127\\.0\\.0\\.1:" + (quorumPortBase + i)
                     + "\\s+http://127\\.0\\.0\\.1:" + (metricsPortBase + i) + "/metrics$")
                     .matcher(status.output()).find(), status.output());
         }
