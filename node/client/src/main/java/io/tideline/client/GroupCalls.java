@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The consumer-group calls of {@link TidelineAdmin}. ListGroups asks every unfenced broker (each lists the groups
@@ -43,9 +44,9 @@ final class GroupCalls {
     }
 
     private final Router router;
-    private final java.util.function.Supplier<ClusterDescription> cluster;
+    private final Supplier<ClusterDescription> cluster;
 
-    GroupCalls(Router router, java.util.function.Supplier<ClusterDescription> cluster) {
+    GroupCalls(Router router, Supplier<ClusterDescription> cluster) {
         this.router = router;
         this.cluster = cluster;
     }

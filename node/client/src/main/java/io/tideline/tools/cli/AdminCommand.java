@@ -34,8 +34,8 @@ import picocli.CommandLine.ScopeType;
  * server classes. Exit codes are {@link Cli}'s.
  */
 @Command(name = "admin", sortOptions = false, mixinStandardHelpOptions = false,
-        description = "Topics, configs, leader election, DeleteRecords, log dirs, retention explained and the cluster's "
-                + "view, through the admin client.")
+        description = "Topics, configs, leader election, consumer groups, DeleteRecords, log dirs, retention explained "
+                + "and the cluster's view, through the admin client.")
 public final class AdminCommand implements Callable<Integer> {
 
     /** Text for people, json (one document on one line) for scripts; shapes in docs/cli.md. */

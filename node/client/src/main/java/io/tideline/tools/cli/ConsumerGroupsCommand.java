@@ -235,7 +235,8 @@ final class ConsumerGroupsCommand implements Callable<Integer> {
             out.println();
             if (state != null) {
                 ClusterDescription.Broker b = brokers.get(g.coordinatorId());
-                String coordinator = (b == null ? MISSING_ADDRESS : b.host() + ":" + b.port()) + "  (" + g.coordinatorId() + ")";
+                String address = b == null ? ConsumerGroupsOutput.MISSING : b.host() + ":" + b.port();
+                String coordinator = address + "  (" + g.coordinatorId() + ")";
                 ConsumerGroupsOutput.printState(g, coordinator, out);
             } else if (members) {
                 ConsumerGroupsOutput.printMembers(g, verbose, out);
@@ -249,8 +250,6 @@ final class ConsumerGroupsCommand implements Callable<Integer> {
         }
         return failed == 0 ? Cli.EXIT_OK : Cli.EXIT_FAILED;
     }
-
-    private static final String MISSING_ADDRESS = "-";
 
     private static Map<Integer, ClusterDescription.Broker> brokers(TidelineAdmin client) {
         Map<Integer, ClusterDescription.Broker> byId = new LinkedHashMap<>();

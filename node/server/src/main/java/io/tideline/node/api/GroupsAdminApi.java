@@ -91,12 +91,11 @@ final class GroupsAdminApi {
 
     private void describeOne(GroupCoordinator c, String id, GroupDescription.Builder d) {
         GroupAdmin.Described described = c.describeGroup(id);
+        d.setCoordinatorId(coordinatorOf(id));
         if (described.error() != Errors.NONE) {
             error(d, described.error(), notHere(id, described.error()));
-            d.setCoordinatorId(coordinatorOf(id));
             return;
         }
-        d.setCoordinatorId(coordinatorOf(id));
         GroupOffsets.Fetched offsets = c.fetchOffsets(id, null);
         if (described.summary().isEmpty() && offsets.topics().isEmpty()) {
             error(d, Errors.GROUP_ID_NOT_FOUND, "Group " + id + " not found.");
