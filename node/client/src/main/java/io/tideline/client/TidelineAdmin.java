@@ -77,7 +77,7 @@ public final class TidelineAdmin implements AutoCloseable {
             Errors.BROKER_NOT_AVAILABLE);
 
     @FunctionalInterface
-    private interface AdminMethod<Q, A> {
+    interface AdminMethod<Q, A> {
         void call(AdminServiceStub stub, Q request, StreamObserver<A> observer);
     }
 
@@ -86,6 +86,8 @@ public final class TidelineAdmin implements AutoCloseable {
     private final BrokerChannels channels;
     private final MetadataManager metadata;
     private final StorageCalls storage;
+    private final GroupCalls groups;
+    private final OffsetLookup offsets;
 
     public TidelineAdmin(Map<String, ?> configs) {
         this(configs, Time.SYSTEM, ChannelFactory.plaintext());
@@ -103,6 +105,13 @@ public final class TidelineAdmin implements AutoCloseable {
                 config.socketConnectionSetupTimeoutMs());
         this.metadata = new MetadataManager(config.bootstrapServers(), channels, config.requestTimeoutMs());
         this.storage = new StorageCalls(config, channels, metadata, this::describeCluster);
+        this.groups = new GroupCalls(new GroupCalls.Router() {
+            @Override
+            public <Q, A> A call(int brokerId, String name, AdminMethod<Q, A> method, Q request) {
+                return brokerId < 0 ? callAnyBroker(name, method, request) : callBroker(brokerId, name, method, request);
+            }
+        }, this::describeCluster);
+        this.offsets = new OffsetLookup(metadata, channels, time, config.requestTimeoutMs(), config.retryBackoffMs());
     }
 
     public TopicResult createTopic(String name, int partitions, int replicationFactor, Map<String, String> configs) {
@@ -393,6 +402,37 @@ public final class TidelineAdmin implements AutoCloseable {
         return ReplicaRebuildCall.run(tp, brokerId, metadata.refresh(List.of(tp.topic())), channels,
                 config.requestTimeoutMs(), RPC_SLACK_MS,
                 request -> callAnyBroker("RebuildReplica", AdminServiceStub::rebuildReplica, request));
+    }
+
+    /** Kafka's listConsumerGroups: every group of every unfenced broker, sorted by id. */
+    public List<ConsumerGroupListing> listConsumerGroups() {
+        return groups.list();
+    }
+
+    /** Kafka's describeConsumerGroups and listConsumerGroupOffsets in one: per group id, in request order. */
+    public Map<String, ConsumerGroupDescription> describeConsumerGroups(Collection<String> groupIds) {
+        return groups.describe(groupIds);
+    }
+
+    /** Kafka's alterConsumerGroupOffsets: NON_EMPTY_GROUP while the group has members. */
+    public GroupOutcome alterConsumerGroupOffsets(String groupId, Map<TopicPartition, Long> offsets) {
+        return groups.alterOffsets(groupId, offsets);
+    }
+
+    /** Kafka's deleteConsumerGroups: per group id, in request order; NON_EMPTY_GROUP while it has members. */
+    public Map<String, GroupOutcome> deleteConsumerGroups(Collection<String> groupIds) {
+        return groups.delete(groupIds);
+    }
+
+    /**
+     * Kafka's listOffsets: per partition, -2 asks for the log start offset, -1 for the high watermark, anything
+     * else is a timestamp (the first offset at or after it, -1 when there is none). Partitions whose leader did
+     * not answer within default.api.timeout.ms are left out.
+     */
+    public Map<TopicPartition, Long> listOffsets(Map<TopicPartition, Long> queries) {
+        Set<String> topics = new LinkedHashSet<>();
+        queries.keySet().forEach(tp -> topics.add(tp.topic()));
+        return offsets.lookup(queries, time.milliseconds() + config.defaultApiTimeoutMs(), topics);
     }
 
     @Override

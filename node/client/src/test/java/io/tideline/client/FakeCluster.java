@@ -182,6 +182,12 @@ final class FakeCluster implements AutoCloseable {
     final List<Received<FetchRequest>> fetchRequests = new CopyOnWriteArrayList<>();
     final List<Received<MetadataRequest>> metadataRequests = new CopyOnWriteArrayList<>();
     final List<Received<DeleteRecordsPartition>> deleteRecordsCalls = new CopyOnWriteArrayList<>();
+    /**
+     * Which broker the broker asked names as a group's coordinator (itself: it answers); -1 for an unknown group.
+     */
+    volatile BiFunction<Integer, String, Integer> groupCoordinator = (broker, group) -> -1;
+    /** Each DescribeGroups and DeleteGroups, with the group ids asked. */
+    final List<Received<List<String>>> groupCalls = new CopyOnWriteArrayList<>();
 
     FakeCluster(String name, int brokers) {
         this.name = name;
@@ -512,6 +518,42 @@ final class FakeCluster implements AutoCloseable {
         @Override
         public void deleteRecords(DeleteRecordsRequest request, StreamObserver<DeleteRecordsResponse> observer) {
             answer(observer, FakeCluster.this.deleteRecords(id, request));
+        }
+
+        @Override
+        public void describeGroups(io.tideline.proto.admin.DescribeGroupsRequest request,
+                                   StreamObserver<io.tideline.proto.admin.DescribeGroupsResponse> observer) {
+            groupCalls.add(new Received<>(id, request.getGroupIdsList()));
+            var response = io.tideline.proto.admin.DescribeGroupsResponse.newBuilder();
+            for (String g : request.getGroupIdsList()) {
+                int coordinator = groupCoordinator.apply(id, g);
+                var d = io.tideline.proto.admin.GroupDescription.newBuilder().setGroupId(g).setCoordinatorId(coordinator);
+                if (coordinator < 0) {
+                    d.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code());
+                } else if (coordinator != id) {
+                    d.setErrorCode(Errors.NOT_COORDINATOR.code());
+                } else {
+                    d.setState("Empty").setProtocolType("consumer").addOffsets(io.tideline.proto.admin.GroupOffset
+                            .newBuilder().setTopic("orders").setPartition(0).setOffset(id));
+                }
+                response.addGroups(d);
+            }
+            answer(observer, response.build());
+        }
+
+        @Override
+        public void deleteGroups(io.tideline.proto.admin.DeleteGroupsRequest request,
+                                 StreamObserver<io.tideline.proto.admin.DeleteGroupsResponse> observer) {
+            groupCalls.add(new Received<>(id, request.getGroupIdsList()));
+            var response = io.tideline.proto.admin.DeleteGroupsResponse.newBuilder();
+            for (String g : request.getGroupIdsList()) {
+                int coordinator = groupCoordinator.apply(id, g);
+                Errors e = coordinator < 0 ? Errors.GROUP_ID_NOT_FOUND
+                        : coordinator != id ? Errors.NOT_COORDINATOR : Errors.NONE;
+                response.addResults(io.tideline.proto.admin.GroupResult.newBuilder().setGroupId(g)
+                        .setErrorCode(e.code()).setCoordinatorId(coordinator));
+            }
+            answer(observer, response.build());
         }
     }
 

@@ -130,4 +130,33 @@ class TidelineAdminTest {
         assertEquals(Status.Code.UNAVAILABLE, transport.status());
         assertEquals(Errors.BROKER_NOT_AVAILABLE, transport.error());
     }
+
+    @Test
+    void groupCallsFollowNotCoordinatorToTheBrokerItNamesAndStopAfterABoundedNumberOfRedirects() {
+        // "a" lives on broker 2, "b" on broker 1; broker 1 and 2 name each other for "loop".
+        cluster.groupCoordinator = (broker, group) -> switch (group) {
+            case "a" -> 2;
+            case "b" -> 1;
+            case "loop" -> broker == 1 ? 2 : 1;
+            default -> -1;
+        };
+        TidelineAdmin admin = admin(cluster.bootstrap());
+        Map<String, ConsumerGroupDescription> described = admin.describeConsumerGroups(List.of("a", "b", "loop", "none"));
+        assertEquals(List.of("a", "b", "loop", "none"), List.copyOf(described.keySet()), "request order");
+        assertEquals(Map.of(P0, 2L), described.get("a").offsets(), "answered by broker 2");
+        assertEquals(2, described.get("a").coordinatorId());
+        assertEquals(Map.of(P0, 1L), described.get("b").offsets(), "answered by broker 1");
+        assertEquals(Errors.NOT_COORDINATOR, described.get("loop").error());
+        assertEquals(Errors.GROUP_ID_NOT_FOUND, described.get("none").error());
+        // Broker 1 first with all four; then 2 with a and loop; then loop bounces twice more and stays NOT_COORDINATOR.
+        assertEquals(List.of(new FakeCluster.Received<>(1, List.of("a", "b", "loop", "none")),
+                new FakeCluster.Received<>(2, List.of("a", "loop")), new FakeCluster.Received<>(1, List.of("loop")),
+                new FakeCluster.Received<>(2, List.of("loop"))), cluster.groupCalls);
+
+        cluster.groupCalls.clear();
+        Map<String, GroupOutcome> deleted = admin.deleteConsumerGroups(List.of("a", "none"));
+        assertEquals(Errors.NONE, deleted.get("a").error());
+        assertEquals(Errors.GROUP_ID_NOT_FOUND, deleted.get("none").error());
+        assertEquals(List.of(1, 2), cluster.groupCalls.stream().map(FakeCluster.Received::brokerId).toList());
+    }
 }

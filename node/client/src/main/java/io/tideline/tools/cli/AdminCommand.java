@@ -26,6 +26,7 @@ import picocli.CommandLine.ScopeType;
  * tideline admin --bootstrap-server 127.0.0.1:9392 cluster --describe
  * tideline admin --bootstrap-server 127.0.0.1:9392 replicas --describe --topic orders [--partition 0]
  * tideline admin --bootstrap-server 127.0.0.1:9392 replicas --rebuild --topic orders --partition 0 --broker 3
+ * tideline admin --bootstrap-server 127.0.0.1:9392 consumer-groups --describe --group readers
  * </pre>
  *
  * The options of this command ({@code --bootstrap-server}, {@code --command-config}, {@code --output})
@@ -33,8 +34,8 @@ import picocli.CommandLine.ScopeType;
  * server classes. Exit codes are {@link Cli}'s.
  */
 @Command(name = "admin", sortOptions = false, mixinStandardHelpOptions = false,
-        description = "Topics, configs, leader election, DeleteRecords, log dirs, retention explained and the cluster's "
-                + "view, through the admin client.")
+        description = "Topics, configs, leader election, consumer groups, DeleteRecords, log dirs, retention explained "
+                + "and the cluster's view, through the admin client.")
 public final class AdminCommand implements Callable<Integer> {
 
     /** Text for people, json (one document on one line) for scripts; shapes in docs/cli.md. */
@@ -86,7 +87,8 @@ public final class AdminCommand implements Callable<Integer> {
                 .addSubcommand(new ExplainRetentionCommand(admin))
                 .addSubcommand(new ClusterCommand(admin))
                 .addSubcommand(new ReassignPartitionsCommand(admin))
-                .addSubcommand(new ReplicasCommand(admin));
+                .addSubcommand(new ReplicasCommand(admin))
+                .addSubcommand(new ConsumerGroupsCommand(admin));
         cmd.setCaseInsensitiveEnumValuesAllowed(true);
         return Cli.execute("admin", cmd, io, args);
     }
@@ -94,7 +96,7 @@ public final class AdminCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         throw CliException.usage("name a command: topics, configs, leader-election, reassign-partitions, replicas, "
-                + "delete-records, log-dirs, explain-retention or cluster (see --help)");
+                + "consumer-groups, delete-records, log-dirs, explain-retention or cluster (see --help)");
     }
 
     boolean json() {

@@ -9,7 +9,16 @@ import io.tideline.node.config.TopicConfigs;
 import io.tideline.node.controller.client.ControllerClient;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.node.metadata.TopicImage;
+import io.tideline.node.group.GroupCoordinator;
 import io.tideline.proto.admin.AdminServiceGrpc;
+import io.tideline.proto.admin.AlterGroupOffsetsRequest;
+import io.tideline.proto.admin.AlterGroupOffsetsResponse;
+import io.tideline.proto.admin.DeleteGroupsRequest;
+import io.tideline.proto.admin.DeleteGroupsResponse;
+import io.tideline.proto.admin.DescribeGroupsRequest;
+import io.tideline.proto.admin.DescribeGroupsResponse;
+import io.tideline.proto.admin.ListGroupsRequest;
+import io.tideline.proto.admin.ListGroupsResponse;
 import io.tideline.proto.admin.AlterBrokerConfigsRequest;
 import io.tideline.proto.admin.AlterBrokerConfigsResponse;
 import io.tideline.proto.admin.AlterPartitionReassignmentsRequest;
@@ -102,12 +111,13 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
     private final ClusterDescriber cluster;
     private final ReplicaDescriber replicaDescriber;
     private final ReplicaRebuilder replicaRebuilder;
+    private final GroupsAdminApi groups;
 
     /** @param voters the metadata quorum's voters (controller.quorum.voters), for DescribeCluster */
     public AdminApiService(int brokerId, Supplier<MetadataImage> image, ReplicaManager replicaManager,
                            ControllerClient controller, IntSupplier defaultMinInsyncReplicas,
                            BrokerConfigResolver brokerConfigResolver, LogManager logManager, String clusterId,
-                           Map<Integer, InetSocketAddress> voters) {
+                           Map<Integer, InetSocketAddress> voters, Supplier<GroupCoordinator> groupCoordinator) {
         this.cluster = new ClusterDescriber(brokerId, clusterId, voters, image, controller);
         this.brokerId = brokerId;
         this.defaultMinInsyncReplicas = Objects.requireNonNull(defaultMinInsyncReplicas, "defaultMinInsyncReplicas");
@@ -119,6 +129,27 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
         this.logDirs = new LogDirsAdmin(brokerId, image, logManager);
         this.replicaDescriber = new ReplicaDescriber(brokerId, image, replicaManager, controller);
         this.replicaRebuilder = new ReplicaRebuilder(brokerId, image, replicaManager);
+        this.groups = new GroupsAdminApi(groupCoordinator, image);
+    }
+
+    @Override
+    public void listGroups(ListGroupsRequest request, StreamObserver<ListGroupsResponse> observer) {
+        groups.list(request, observer);
+    }
+
+    @Override
+    public void describeGroups(DescribeGroupsRequest request, StreamObserver<DescribeGroupsResponse> observer) {
+        groups.describe(request, observer);
+    }
+
+    @Override
+    public void alterGroupOffsets(AlterGroupOffsetsRequest request, StreamObserver<AlterGroupOffsetsResponse> observer) {
+        groups.alterOffsets(request, observer);
+    }
+
+    @Override
+    public void deleteGroups(DeleteGroupsRequest request, StreamObserver<DeleteGroupsResponse> observer) {
+        groups.delete(request, observer);
     }
 
     @Override

@@ -109,6 +109,22 @@ public final class GroupAdmin {
                 m.getProtocol(), members);
     }
 
+    /** NONE when the group has no members (Empty, or not known), else NON_EMPTY_GROUP or the lookup's error. */
+    Errors requireInactive(String groupId) {
+        Errors owner = registry.ownership(groupId);
+        if (owner != Errors.NONE) {
+            return owner;
+        }
+        GroupRegistry.Lookup found = registry.find(groupId, false);
+        if (found.error() != Errors.NONE || found.group() == null) {
+            return found.error();
+        }
+        synchronized (found.group()) {
+            return found.group().is(GroupState.EMPTY) || found.group().is(GroupState.DEAD)
+                    ? Errors.NONE : Errors.NON_EMPTY_GROUP;
+        }
+    }
+
     /** Per group, in order: NONE, NOT_COORDINATOR, GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP, or a quorum error. */
     CompletableFuture<Map<String, Errors>> delete(List<String> groupIds) {
         Map<String, Errors> results = new LinkedHashMap<>();

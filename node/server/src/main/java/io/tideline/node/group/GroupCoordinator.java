@@ -79,7 +79,24 @@ public final class GroupCoordinator implements AutoCloseable {
     }
 
     public CompletableFuture<OffsetCommitResponseData> commitOffsets(OffsetCommitRequestData request) {
-        return offsets.commit(request);
+        return offsets.commit(OffsetCommitMessages.toCommit(request))
+                .thenApply(outcome -> OffsetCommitMessages.answer(request, outcome));
+    }
+
+    /**
+     * The admin API's alterConsumerGroupOffsets: a simple commit (generation -1), which Kafka's rules accept only
+     * while the group has no members; a group with members is NON_EMPTY_GROUP (docs/behaviours.md B245).
+     */
+    public CompletableFuture<GroupOffsets.CommitOutcome> alterOffsets(String groupId,
+                                                                      List<GroupOffsets.PartitionOffset> partitions) {
+        Errors inactive = admin.requireInactive(groupId);
+        if (inactive != Errors.NONE) {
+            return CompletableFuture.completedFuture(new GroupOffsets.CommitOutcome(inactive, Map.of()));
+        }
+        return offsets.commit(new GroupOffsets.OffsetCommit(groupId, -1, "", null, partitions)).thenApply(outcome ->
+                // Members that joined between the check and the commit make the simple commit UNKNOWN_MEMBER_ID.
+                outcome.error() == Errors.UNKNOWN_MEMBER_ID
+                        ? new GroupOffsets.CommitOutcome(Errors.NON_EMPTY_GROUP, Map.of()) : outcome);
     }
 
     /** @param topics topic -> partitions, or null for every committed offset of the group */

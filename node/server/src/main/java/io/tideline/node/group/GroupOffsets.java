@@ -12,10 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import org.apache.kafka.common.message.OffsetCommitRequestData;
-import org.apache.kafka.common.message.OffsetCommitResponseData;
-import org.apache.kafka.common.message.OffsetCommitResponseData.OffsetCommitResponsePartition;
-import org.apache.kafka.common.message.OffsetCommitResponseData.OffsetCommitResponseTopic;
 
 /**
  * OffsetCommit and OffsetFetch. Commits are checked against the group in memory as Kafka checks them, then go
@@ -34,44 +30,67 @@ public final class GroupOffsets {
         this.batcher = batcher;
     }
 
-    CompletableFuture<OffsetCommitResponseData> commit(OffsetCommitRequestData req) {
+    /** A commit, as OffsetCommit and the admin API's alter both send it. @param generation -1 for a simple commit */
+    public record OffsetCommit(String groupId, int generation, String memberId, String groupInstanceId,
+                               List<PartitionOffset> offsets) {
+    }
+
+    /** @param metadata null for none; leaderEpoch -1 when unknown */
+    public record PartitionOffset(String topic, int partition, long offset, int leaderEpoch, String metadata) {
+    }
+
+    /** The error of the whole commit, else each partition's ({@link #partition}). */
+    public record CommitOutcome(Errors error, Map<String, Errors> partitions) {
+        public Errors partition(String topic, int partition) {
+            return error != Errors.NONE ? error
+                    : partitions.getOrDefault(RequestPartitionKey.of(topic, partition), Errors.NONE);
+        }
+    }
+
+    CompletableFuture<CommitOutcome> commit(OffsetCommit req) {
         Errors error = check(req);
         if (error != Errors.NONE) {
-            return CompletableFuture.completedFuture(answer(req, p -> error));
+            return CompletableFuture.completedFuture(new CommitOutcome(error, Map.of()));
         }
         GroupOffsetCommit.Builder commit = GroupOffsetCommit.newBuilder().setGroupId(req.groupId())
-                .setGeneration(req.generationIdOrMemberEpoch()).setMemberId(req.memberId() == null ? "" : req.memberId());
+                .setGeneration(req.generation()).setMemberId(req.memberId() == null ? "" : req.memberId());
         Map<String, Errors> refused = new LinkedHashMap<>();
-        for (OffsetCommitRequestData.OffsetCommitRequestTopic t : req.topics()) {
-            for (OffsetCommitRequestData.OffsetCommitRequestPartition p : t.partitions()) {
-                String metadata = p.committedMetadata();
-                if (metadata != null && metadata.getBytes(StandardCharsets.UTF_8).length > registry.config.metadataMaxBytes()) {
-                    refused.put(RequestPartitionKey.of(t.name(), p.partitionIndex()), Errors.OFFSET_METADATA_TOO_LARGE);
-                    continue;
-                }
-                if (t.name() == null || t.name().isEmpty() || p.partitionIndex() < 0) {
-                    refused.put(RequestPartitionKey.of(t.name(), p.partitionIndex()), Errors.UNKNOWN_TOPIC_OR_PARTITION);
-                    continue;
-                }
-                commit.addOffsets(CommittedOffset.newBuilder().setTopic(t.name()).setPartition(p.partitionIndex())
-                        .setOffset(p.committedOffset()).setLeaderEpoch(p.committedLeaderEpoch())
-                        .setMetadata(metadata == null ? "" : metadata));
+        for (PartitionOffset p : req.offsets()) {
+            String metadata = p.metadata();
+            if (metadata != null && metadata.getBytes(StandardCharsets.UTF_8).length > registry.config.metadataMaxBytes()) {
+                refused.put(RequestPartitionKey.of(p.topic(), p.partition()), Errors.OFFSET_METADATA_TOO_LARGE);
+                continue;
             }
+            if (p.topic() == null || p.topic().isEmpty() || p.partition() < 0) {
+                refused.put(RequestPartitionKey.of(p.topic(), p.partition()), Errors.UNKNOWN_TOPIC_OR_PARTITION);
+                continue;
+            }
+            commit.addOffsets(CommittedOffset.newBuilder().setTopic(p.topic()).setPartition(p.partition())
+                    .setOffset(p.offset()).setLeaderEpoch(p.leaderEpoch()).setMetadata(metadata == null ? "" : metadata));
         }
         if (commit.getOffsetsCount() == 0) {
-            return CompletableFuture.completedFuture(answer(req, p -> refused.getOrDefault(p, Errors.NONE)));
+            return CompletableFuture.completedFuture(new CommitOutcome(Errors.NONE, refused));
         }
-        return batcher.commit(commit.build())
-                .thenApply(outcome -> answer(req, p -> refused.getOrDefault(p, outcome)));
+        return batcher.commit(commit.build()).thenApply(outcome -> {
+            if (outcome != Errors.NONE) {
+                // The quorum's answer holds for every partition it was sent; the refused keep their own error.
+                Map<String, Errors> all = new LinkedHashMap<>(refused);
+                for (CommittedOffset o : commit.getOffsetsList()) {
+                    all.put(RequestPartitionKey.of(o.getTopic(), o.getPartition()), outcome);
+                }
+                return new CommitOutcome(Errors.NONE, all);
+            }
+            return new CommitOutcome(Errors.NONE, refused);
+        });
     }
 
     /** Kafka's classic rules: a simple commit (generation < 0) needs an Empty group, else a current member. */
-    private Errors check(OffsetCommitRequestData req) {
+    private Errors check(OffsetCommit req) {
         Errors owner = registry.ownership(req.groupId());
         if (owner != Errors.NONE) {
             return owner;
         }
-        boolean simple = req.generationIdOrMemberEpoch() < 0;
+        boolean simple = req.generation() < 0;
         GroupRegistry.Lookup found = registry.find(req.groupId(), simple);
         if (found.error() != Errors.NONE) {
             return found.error();
@@ -103,27 +122,13 @@ public final class GroupOffsets {
             if (m == null) {
                 return Errors.UNKNOWN_MEMBER_ID;
             }
-            if (req.generationIdOrMemberEpoch() != g.generation) {
+            if (req.generation() != g.generation) {
                 return Errors.ILLEGAL_GENERATION;
             }
             // A commit shows the member is alive, as a heartbeat does.
             m.lastHeartbeatMs = registry.time.milliseconds();
             return Errors.NONE;
         }
-    }
-
-    private static OffsetCommitResponseData answer(OffsetCommitRequestData req,
-                                                   java.util.function.Function<String, Errors> errorOf) {
-        OffsetCommitResponseData response = new OffsetCommitResponseData();
-        for (OffsetCommitRequestData.OffsetCommitRequestTopic t : req.topics()) {
-            OffsetCommitResponseTopic topic = new OffsetCommitResponseTopic().setName(t.name());
-            for (OffsetCommitRequestData.OffsetCommitRequestPartition p : t.partitions()) {
-                topic.partitions().add(new OffsetCommitResponsePartition().setPartitionIndex(p.partitionIndex())
-                        .setErrorCode(errorOf.apply(RequestPartitionKey.of(t.name(), p.partitionIndex())).code()));
-            }
-            response.topics().add(topic);
-        }
-        return response;
     }
 
     /** One group's committed offsets: every one when {@code topics} is null, else those asked for. */

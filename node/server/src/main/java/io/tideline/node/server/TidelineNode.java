@@ -141,7 +141,7 @@ public final class TidelineNode implements AutoCloseable {
     /** Where the gRPC listener relays a Kafka client; set once the Kafka listener serves, read on gRPC's threads. */
     private final AtomicReference<KafkaClientSniffer.Target> kafkaRelayTarget = new AtomicReference<>();
     private volatile ImageTracker groupImages;
-    private GroupCoordinator groupCoordinator;
+    private volatile GroupCoordinator groupCoordinator;
     private ExecutorService requestHandlers;
     private RequestMemoryPool requestMemory;
     private KafkaRequestMemoryPool kafkaRequestMemory;
@@ -258,7 +258,7 @@ public final class TidelineNode implements AutoCloseable {
                 r -> daemon(r, "tideline-" + id + "-request-handler-" + handlerCount.incrementAndGet()));
         AdminApiService adminService = new AdminApiService(id, this::image, replicaManager, controllerClient,
                 partitionSettings::brokerMinInsyncReplicas, brokerConfigs, logManager, nodeConfig.clusterId(),
-                nodeConfig.voters());
+                nodeConfig.voters(), () -> groupCoordinator);
         // Calls are looked up on their connection's transport thread (direct), then run on the request handlers;
         // a connection's Produce calls one at a time in arrival order, for the idempotent producer (ProduceOrdering).
         ProduceOrdering produceOrdering = new ProduceOrdering(ClientServiceGrpc.getProduceMethod(), requestHandlers);
