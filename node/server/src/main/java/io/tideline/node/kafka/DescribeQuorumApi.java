@@ -15,16 +15,16 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.DescribeQuorumRequest;
 
 /**
- * DescribeQuorum v0-2 (kafka-metadata-quorum describe): the metadata quorum's state as its Raft leader sees it. Kafka's
- * metadata partition {@code __cluster_metadata-0} stands for Tideline's metadata quorum; a request naming anything
- * else, or more than that one partition, is answered UNKNOWN_TOPIC_OR_PARTITION for every partition it names, as
- * Kafka's controller does. Any node answers: like a Kafka broker forwarding to the active controller, it asks the
+ * DescribeQuorum v0-2 (kafka-metadata-quorum describe; docs/behaviours.md B250): the metadata quorum's state as its
+ * Raft leader sees it. Kafka's metadata partition {@code __cluster_metadata-0} stands for Tideline's metadata quorum;
+ * a request naming anything else, or more than that one partition, is answered UNKNOWN_TOPIC_OR_PARTITION for every
+ * partition it names, as Kafka's controller does. Any node answers: like a Kafka broker forwarding to the active controller, it asks the
  * Raft leader over the controller client (the leader alone tracks its followers), so every node gives the same
  * answer. A quorum that does not answer within {@link #QUORUM_TIMEOUT_MS} is a top-level REQUEST_TIMED_OUT; the
  * controller client's own errors (NOT_CONTROLLER during an election) travel as they are: both are retriable, and
  * the admin client retries them.
  *
- * <p>How Raft maps to Kafka's fields (docs/kafka-protocol.md, DescribeQuorum): leader epoch = Raft term; offsets
+ * <p>How Raft maps to Kafka's fields (docs/kafka-protocol.md, The metadata quorum and features): leader epoch = Raft term; offsets
  * follow Kafka's convention of naming the next offset, so the high watermark is the commit index + 1 and a voter's
  * log end offset its match index + 1. Observers are the brokers that are not voters and heartbeated to this leader,
  * with the metadata offset their last heartbeat reported. Nodes (v2) are the voters' quorum addresses under the

@@ -5,7 +5,7 @@ import org.apache.kafka.common.message.ApiVersionsResponseData.SupportedFeatureK
 import org.apache.kafka.common.message.ApiVersionsResponseData.SupportedFeatureKeyCollection;
 
 /**
- * The feature levels ApiVersions reports (docs/kafka-protocol.md, Features): each of Kafka's production features whose
+ * The feature levels ApiVersions reports (docs/behaviours.md B251): each of Kafka's production features whose
  * protocol Tideline does not serve, at the only level it supports, 0 (the feature off). A level is a promise to
  * clients: kafka-clients' producer turns transactions v2 on when {@code transaction.version} is finalized at 2 or
  * more, and a feature's level names which of its protocols the cluster speaks. None is finalized above 0 (Kafka drops
