@@ -13,7 +13,7 @@ import org.apache.kafka.common.requests.ApiVersionsRequest;
  * INVALID_REQUEST, as Kafka does. v5 (KIP-1242) may name the cluster and node the client means to reach; when
  * either is not this one, the answer is REBOOTSTRAP_REQUIRED (the client's metadata is stale: it starts again
  * from its bootstrap servers). A version not served is answered by the listener (v0, UNSUPPORTED_VERSION, the
- * table). No features are advertised: no client of this listener negotiates any.
+ * table). From v4 the answer reports the feature levels of {@link KafkaFeatures} (all 0, none finalized).
  *
  * <p>v5 because kafka-clients 4.4 asks for it first on every connection: answering v4 only cost each new
  * connection a second ApiVersions round trip.
@@ -33,7 +33,8 @@ final class ApiVersionsApi extends AbstractKafkaApi {
     @Override
     public CompletableFuture<ApiVersionsResponseData> handle(KafkaRequest request) {
         ApiVersionsRequest parsed = new ApiVersionsRequest(request.body(ApiVersionsRequestData.class), request.version());
-        ApiVersionsResponseData response = new ApiVersionsResponseData().setApiKeys(apis.versions());
+        ApiVersionsResponseData response = new ApiVersionsResponseData().setApiKeys(apis.versions())
+                .setSupportedFeatures(KafkaFeatures.supported(request.version()));
         ApiVersionsRequestData data = parsed.data();
         if (!parsed.isValid()) {
             response.setErrorCode(Errors.INVALID_REQUEST.code());

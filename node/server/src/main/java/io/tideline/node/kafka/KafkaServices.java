@@ -54,6 +54,7 @@ public final class KafkaServices {
                 FetchStats.registeredIn(node.metrics())));
         apis.register(new DescribeProducersApi(node.image(), node.replicaManager()));
         apis.register(new InitProducerIdApi(node.producerIds()));
+        apis.register(new DescribeQuorumApi(node.controllerClient()::describeQuorum, node.nodeConfig().voters()));
         return apis;
     }
 }

@@ -124,6 +124,11 @@ public final class ControllerDuties implements AutoCloseable {
         return session == null ? List.of() : List.copyOf(new TreeMap<>(session.lastHeartbeat).values());
     }
 
+    /** The clock of the heartbeat times ({@link #liveness}), for other leader-local answers to share. */
+    public long nowMs() {
+        return time.milliseconds();
+    }
+
     /** Commands submitted by the duties and not answered yet (tests wait for zero). */
     public int inFlightCommands() {
         return inFlight.get();

@@ -290,13 +290,16 @@ public final class MetadataStateMachine extends BaseStateMachine {
                 if (d == null || division == null) {
                     return b.setErrorCode(Errors.NOT_CONTROLLER.code()).setErrorMessage(getId() + " is not the active controller").build();
                 }
+                long now = d.nowMs();
                 return b.setQuorumStatus(QuorumStatus.newBuilder()
                         .setLeaderId(QuorumIds.nodeId(getId()).orElse(-1))
                         .setLeaderTerm(division.getInfo().getCurrentTerm())
                         .setCommittedOffset(division.getRaftLog().getLastCommittedIndex())
                         .setAppliedOffset(img.offset())
                         .addAllBrokers(img.brokers().values())
-                        .addAllLiveness(d.liveness())).build();
+                        .addAllLiveness(d.liveness())
+                        .setNowMs(now)
+                        .addAllVoters(VoterReplicationView.of(division, now))).build();
             }
             case VALIDATE -> {
                 return b.setValidated(dryRun(img, query.getValidate())).build();
