@@ -599,7 +599,7 @@ class KafkaAdminApisTest {
         BrokerConfigResolver resolver = new BrokerConfigResolver(config.originals());
         AdminApiService service = new AdminApiService(node, n::image, n.replicaManager(), n.controllerClient(),
                 config.replication()::minInsyncReplicas, resolver, n.logManager(), config.node().clusterId(),
-                config.node().voters());
+                config.node().voters(), config.node().numPartitions(), config.node().defaultReplicationFactor());
         AdminDeps deps = new AdminDeps(node, config.node().clusterId(), service, n::image, resolver, config.originals(),
                 config.node().numPartitions(), (short) config.node().defaultReplicationFactor(),
                 r -> r.getEndpointsCount() < 2 ? Optional.empty() : Optional.of(r.getEndpoints(1)));
