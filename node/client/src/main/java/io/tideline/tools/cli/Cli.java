@@ -42,7 +42,8 @@ public final class Cli {
         cmd.setOut(new PrintWriter(io.out(), true));
         cmd.setErr(new PrintWriter(io.err(), true));
         cmd.setParameterExceptionHandler((e, a) -> {
-            io.err().println(name + ": " + e.getMessage() + " (see --help)");
+            String unknown = unknownCommand(e);
+            io.err().println(name + ": " + (unknown != null ? unknown : e.getMessage()) + " (see --help)");
             return EXIT_USAGE;
         });
         cmd.setExecutionExceptionHandler((e, c, p) -> {
@@ -54,6 +55,23 @@ public final class Cli {
         io.out().flush();
         io.err().flush();
         return code;
+    }
+
+    /**
+     * For a word where a command with subcommands expects one ({@code admin topicz}): the word and the commands
+     * there are, in one line. Null for any other parameter error, whose picocli message is clear as it is.
+     */
+    static String unknownCommand(CommandLine.ParameterException e) {
+        if (!(e instanceof CommandLine.UnmatchedArgumentException unmatched) || e.getCommandLine() == null
+                || e.getCommandLine().getSubcommands().isEmpty() || unmatched.getUnmatched().isEmpty()) {
+            return null;
+        }
+        String word = unmatched.getUnmatched().get(0);
+        if (word.startsWith("-")) {
+            return null;
+        }
+        return "unknown command '" + word + "'; the commands are: "
+                + String.join(", ", e.getCommandLine().getSubcommands().keySet());
     }
 
     /**

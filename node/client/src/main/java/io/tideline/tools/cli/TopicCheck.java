@@ -40,8 +40,8 @@ final class TopicCheck {
     }
 
     /**
-     * Null once the topic shows {@code partitions} partitions, each with a leader; otherwise what was
-     * still missing after {@code timeoutMs}. A topic just created has no leaders for a moment, and a
+     * Null once the topic shows {@code partitions} partitions (-1: any number, the broker chose it), each with a
+     * leader; otherwise what was still missing after {@code timeoutMs}. A topic just created has no leaders for a moment, and a
      * client that starts at once would spend its first requests retrying.
      */
     static String awaitLeaders(TidelineAdmin client, String topic, int partitions, long timeoutMs, Time time) {
@@ -49,12 +49,14 @@ final class TopicCheck {
         while (true) {
             TopicDescription d = client.describeTopics(List.of(topic)).get(0);
             long leaderless = d.partitions().stream().filter(p -> p.leader() < 0).count();
-            if (d.error() == Errors.NONE && d.partitions().size() == partitions && leaderless == 0) {
+            // partitions -1: the broker chose the count (num.partitions); a topic's partitions arrive in one image.
+            boolean all = partitions < 0 ? !d.partitions().isEmpty() : d.partitions().size() == partitions;
+            if (d.error() == Errors.NONE && all && leaderless == 0) {
                 return null;
             }
             String missing = d.error() != Errors.NONE
                     ? "the broker does not show topic '" + topic + "' yet (" + d.error() + ")"
-                    : leaderless + " of " + partitions + " partitions of '" + topic + "' have no leader yet";
+                    : leaderless + " of " + d.partitions().size() + " partitions of '" + topic + "' have no leader yet";
             if (time.milliseconds() >= deadline) {
                 return missing + " after " + timeoutMs + " ms";
             }

@@ -18,6 +18,10 @@ import picocli.CommandLine.Option;
 /**
  * {@code admin topics --create | --describe | --list}.
  *
+ * <p>{@code --create} without {@code --partitions} or {@code --replication-factor} sends -1 for it, and the broker
+ * that takes the request applies its {@code num.partitions} / {@code default.replication.factor}, as kafka-topics
+ * does (docs/behaviours.md B242).
+ *
  * <p>{@code --create} returns once every partition of the new topic has a leader (bounded by
  * default.api.timeout.ms), so that a script may produce right after it; Kafka's tool returns as soon as
  * the controller accepted the topic, which leaves scripts racing the leader election.
@@ -47,12 +51,18 @@ final class TopicsCommand implements Callable<Integer> {
     String topic;
 
     @Option(names = "--partitions", paramLabel = "N",
-            description = "With --create: the partition count; with --alter: the new, higher count.")
+            description = "With --create: the partition count (default: the broker's num.partitions); with --alter: "
+                    + "the new, higher count.")
     Integer partitions;
 
     @Option(names = "--replication-factor", paramLabel = "N",
-            description = "With --create: replicas per partition.")
+            description = "With --create: replicas per partition (default: the broker's default.replication.factor).")
     Integer replicationFactor;
+
+    @Option(names = "--if-not-exists",
+            description = "With --create: a topic of that name that exists already is not an error (exit 0, "
+                    + "nothing changes).")
+    boolean ifNotExists;
 
     @Option(names = "--replica-assignment", paramLabel = "B:B:B,B:B:B,...",
             description = "With --create, instead of --partitions and --replication-factor: the brokers of each "
@@ -135,6 +145,7 @@ final class TopicsCommand implements Callable<Integer> {
             refuse(replicationFactor != null, "--replication-factor");
             refuse(!configs.isEmpty(), "--config");
             refuse(replicaAssignment != null, "--replica-assignment");
+            refuse(ifNotExists, "--if-not-exists");
         }
         List<String> given = reports().entrySet().stream().filter(Map.Entry::getValue).map(Map.Entry::getKey).toList();
         if (!action.describe && !given.isEmpty()) {
@@ -158,12 +169,13 @@ final class TopicsCommand implements Callable<Integer> {
                         + "nor --replication-factor");
             }
         } else if (action.create) {
-            if (topic == null || partitions == null || replicationFactor == null) {
-                throw CliException.usage("--create needs --topic, --partitions and --replication-factor");
+            if (topic == null) {
+                throw CliException.usage("--create needs --topic");
             }
-            if (partitions < 1 || replicationFactor < 1) {
+            if ((partitions != null && partitions < 1) || (replicationFactor != null && replicationFactor < 1)) {
                 throw CliException.usage("--partitions and --replication-factor must be at least 1, got "
-                        + partitions + " and " + replicationFactor);
+                        + (partitions != null ? partitions : "--partitions unset") + " and "
+                        + (replicationFactor != null ? replicationFactor : "--replication-factor unset"));
             }
         }
     }
@@ -177,10 +189,19 @@ final class TopicsCommand implements Callable<Integer> {
 
     private int create(TidelineAdmin client) {
         Map<Integer, List<Integer>> assignment = replicaAssignment == null ? null : parseAssignment(replicaAssignment);
-        TopicResult result = assignment == null ? client.createTopic(topic, partitions, replicationFactor, configs)
+        // -1 is Kafka's "unset" in CreateTopics: the broker's num.partitions / default.replication.factor.
+        int count = partitions != null ? partitions : -1;
+        TopicResult result = assignment == null
+                ? client.createTopic(topic, count, replicationFactor != null ? replicationFactor : -1, configs)
                 : client.createTopic(topic, assignment, configs);
+        if (ifNotExists && result.error() == Errors.TOPIC_ALREADY_EXISTS) {
+            if (admin.json()) {
+                admin.io.out().println(JsonOutput.write(JsonOutput.TopicOutcome.of(result)));
+            }
+            return Cli.EXIT_OK;
+        }
         admin.answer(result, "cannot create topic '" + topic + "'");
-        admin.awaitLeaders(client, topic, assignment == null ? partitions : assignment.size());
+        admin.awaitLeaders(client, topic, assignment == null ? count : assignment.size());
         if (!admin.json()) {
             admin.io.out().println("Created topic " + topic + ".");
         }

@@ -112,12 +112,22 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
     private final ReplicaDescriber replicaDescriber;
     private final ReplicaRebuilder replicaRebuilder;
     private final GroupsAdminApi groups;
+    private final int defaultNumPartitions;
+    private final int defaultReplicationFactor;
 
-    /** @param voters the metadata quorum's voters (controller.quorum.voters), for DescribeCluster */
+    /**
+     * @param voters                   the metadata quorum's voters (controller.quorum.voters), for DescribeCluster
+     * @param defaultNumPartitions     num.partitions: CreateTopics' num_partitions -1 without assignments
+     * @param defaultReplicationFactor default.replication.factor: CreateTopics' replication_factor -1 without
+     *                                 assignments
+     */
     public AdminApiService(int brokerId, Supplier<MetadataImage> image, ReplicaManager replicaManager,
                            ControllerClient controller, IntSupplier defaultMinInsyncReplicas,
                            BrokerConfigResolver brokerConfigResolver, LogManager logManager, String clusterId,
-                           Map<Integer, InetSocketAddress> voters, Supplier<GroupCoordinator> groupCoordinator) {
+                           Map<Integer, InetSocketAddress> voters, Supplier<GroupCoordinator> groupCoordinator,
+                           int defaultNumPartitions, int defaultReplicationFactor) {
+        this.defaultNumPartitions = defaultNumPartitions;
+        this.defaultReplicationFactor = defaultReplicationFactor;
         this.cluster = new ClusterDescriber(brokerId, clusterId, voters, image, controller);
         this.brokerId = brokerId;
         this.defaultMinInsyncReplicas = Objects.requireNonNull(defaultMinInsyncReplicas, "defaultMinInsyncReplicas");
@@ -156,8 +166,13 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
     public void createTopics(CreateTopicsRequest request, StreamObserver<CreateTopicsResponse> observer) {
         List<CreatableTopic> topics = new ArrayList<>();
         for (NewTopic t : request.getTopicsList()) {
+            // -1 without assignments is "unset", as in Kafka's CreateTopics: this broker's defaults apply
+            // (docs/behaviours.md B242).
+            boolean assigned = t.getAssignmentsCount() > 0;
             CreatableTopic.Builder c = CreatableTopic.newBuilder().setName(t.getName())
-                    .setNumPartitions(t.getNumPartitions()).setReplicationFactor(t.getReplicationFactor());
+                    .setNumPartitions(t.getNumPartitions() == -1 && !assigned ? defaultNumPartitions : t.getNumPartitions())
+                    .setReplicationFactor(t.getReplicationFactor() == -1 && !assigned ? defaultReplicationFactor
+                            : t.getReplicationFactor());
             for (ConfigValue v : t.getConfigsList()) {
                 c.addConfigs(ConfigEntry.newBuilder().setKey(v.getKey()).setValue(v.getValue()));
             }

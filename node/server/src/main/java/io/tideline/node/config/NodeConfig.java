@@ -84,6 +84,9 @@ public final class NodeConfig extends AbstractConfig {
     public static final String UNCLEAN_LEADER_ELECTION_INTERVAL_MS_CONFIG = "unclean.leader.election.interval.ms";
     public static final long UNCLEAN_LEADER_ELECTION_INTERVAL_MS_DEFAULT = 300_000L;
 
+    public static final String AUTO_CREATE_TOPICS_ENABLE_CONFIG = "auto.create.topics.enable";
+    public static final boolean AUTO_CREATE_TOPICS_ENABLE_DEFAULT = true;
+
     public static final String NUM_PARTITIONS_CONFIG = "num.partitions";
     public static final int NUM_PARTITIONS_DEFAULT = 1;
 
@@ -160,14 +163,22 @@ public final class NodeConfig extends AbstractConfig {
                     "How often the active controller checks the leader imbalance (the first check one interval "
                     + "after the node starts). A broker back from a restart leads its partitions again at most "
                     + "this long after it caught up.")
+            .define(AUTO_CREATE_TOPICS_ENABLE_CONFIG, BOOLEAN, AUTO_CREATE_TOPICS_ENABLE_DEFAULT, HIGH,
+                    "Whether a Kafka Metadata request with allow_auto_topic_creation (a producer's, or a consumer's "
+                    + "with allow.auto.create.topics) creates the topics it names that do not exist, with this "
+                    + "broker's num.partitions and default.replication.factor. false: such a topic is "
+                    + "UNKNOWN_TOPIC_OR_PARTITION until someone creates it. Read at start (read-only, as in Kafka).")
             .define(NUM_PARTITIONS_CONFIG, INT, NUM_PARTITIONS_DEFAULT, Range.between(1, Short.MAX_VALUE), MEDIUM,
-                    "The partition count of a topic created through the Kafka listener with num_partitions -1 "
-                    + "(Kafka's AdminClient NewTopic without a count); the broker that receives the request "
-                    + "applies its own value.")
+                    "The partition count of a topic created without one: through the Kafka listener with "
+                    + "num_partitions -1 (Kafka's AdminClient NewTopic without a count), by "
+                    + "auto.create.topics.enable, or by the gRPC CreateTopics with -1 (tideline admin topics "
+                    + "--create without --partitions); the broker that receives the request applies its own value.")
             .define(DEFAULT_REPLICATION_FACTOR_CONFIG, INT, DEFAULT_REPLICATION_FACTOR_DEFAULT,
                     Range.between(1, Short.MAX_VALUE), MEDIUM,
-                    "The replication factor of a topic created through the Kafka listener with replication_factor "
-                    + "-1; the broker that receives the request applies its own value.")
+                    "The replication factor of a topic created without one: through the Kafka listener with "
+                    + "replication_factor -1, by auto.create.topics.enable, or by the gRPC CreateTopics with -1 "
+                    + "(tideline admin topics --create without --replication-factor); the broker that receives the "
+                    + "request applies its own value.")
             .define(MAX_PARTITIONS_CONFIG, INT, MAX_PARTITIONS_DEFAULT, Range.atLeast(1), MEDIUM,
                     "The most partitions the cluster may hold, all topics together. A CreateTopics or "
                     + "CreatePartitions that would pass it is refused with POLICY_VIOLATION and changes nothing, so "
@@ -191,6 +202,7 @@ public final class NodeConfig extends AbstractConfig {
     private final int leaderImbalancePerBrokerPercentage;
     private final long leaderImbalanceCheckIntervalSeconds;
     private final long uncleanLeaderElectionIntervalMs;
+    private final boolean autoCreateTopicsEnable;
     private final int numPartitions;
     private final int defaultReplicationFactor;
     private final int maxPartitions;
@@ -219,6 +231,7 @@ public final class NodeConfig extends AbstractConfig {
         this.leaderImbalancePerBrokerPercentage = getInt(LEADER_IMBALANCE_PER_BROKER_PERCENTAGE_CONFIG);
         this.leaderImbalanceCheckIntervalSeconds = getLong(LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS_CONFIG);
         this.uncleanLeaderElectionIntervalMs = getLong(UNCLEAN_LEADER_ELECTION_INTERVAL_MS_CONFIG);
+        this.autoCreateTopicsEnable = getBoolean(AUTO_CREATE_TOPICS_ENABLE_CONFIG);
         this.numPartitions = getInt(NUM_PARTITIONS_CONFIG);
         this.defaultReplicationFactor = getInt(DEFAULT_REPLICATION_FACTOR_CONFIG);
         this.maxPartitions = getInt(MAX_PARTITIONS_CONFIG);
@@ -341,6 +354,10 @@ public final class NodeConfig extends AbstractConfig {
 
     public boolean autoLeaderRebalanceEnable() {
         return autoLeaderRebalanceEnable;
+    }
+
+    public boolean autoCreateTopicsEnable() {
+        return autoCreateTopicsEnable;
     }
 
     public int numPartitions() {

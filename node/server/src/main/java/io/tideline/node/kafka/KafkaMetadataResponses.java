@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseBroker;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseBrokerCollection;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponsePartition;
@@ -75,8 +76,9 @@ public final class KafkaMetadataResponses {
                 .setOfflineReplicas(offline);
     }
 
-    static MetadataResponseTopic unknownTopic(String name) {
-        return new MetadataResponseTopic().setName(name).setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+    /** A topic the image does not have, with the error its answer carries (UNKNOWN_TOPIC_OR_PARTITION, ...). */
+    static MetadataResponseTopic missingTopic(String name, Errors error) {
+        return new MetadataResponseTopic().setName(name).setErrorCode(error.code()).setIsInternal(Topic.isInternal(name));
     }
 
     /** Names are nullable in answers from v12; before, an unknown id gets an empty name. */

@@ -48,8 +48,11 @@ public final class KafkaServices {
         KafkaApis apis = new KafkaApis();
         // ApiVersions answers from this registry, so it lists itself like any other API.
         apis.register(new ApiVersionsApi(apis, node.nodeId(), node.clusterId()));
+        NodeConfig config = node.nodeConfig();
+        TopicAutoCreation autoCreation = new TopicAutoCreation(config.autoCreateTopicsEnable(), config.numPartitions(),
+                config.defaultReplicationFactor(), topics -> node.controllerClient().createTopics(topics, false));
         apis.register(new MetadataApi(node.nodeId(), node.clusterId(), node.listenerName(), node.image(),
-                node.quorumLeaderId()));
+                node.quorumLeaderId(), autoCreation));
         apis.registerAll(DataApis.create(node.nodeId(), node.image(), node.replicaManager(),
                 FetchStats.registeredIn(node.metrics())));
         apis.register(new DescribeProducersApi(node.image(), node.replicaManager()));

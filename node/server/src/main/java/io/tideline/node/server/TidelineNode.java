@@ -258,7 +258,8 @@ public final class TidelineNode implements AutoCloseable {
                 r -> daemon(r, "tideline-" + id + "-request-handler-" + handlerCount.incrementAndGet()));
         AdminApiService adminService = new AdminApiService(id, this::image, replicaManager, controllerClient,
                 partitionSettings::brokerMinInsyncReplicas, brokerConfigs, logManager, nodeConfig.clusterId(),
-                nodeConfig.voters(), () -> groupCoordinator);
+                nodeConfig.voters(), () -> groupCoordinator, nodeConfig.numPartitions(),
+                nodeConfig.defaultReplicationFactor());
         // Calls are looked up on their connection's transport thread (direct), then run on the request handlers;
         // a connection's Produce calls one at a time in arrival order, for the idempotent producer (ProduceOrdering).
         ProduceOrdering produceOrdering = new ProduceOrdering(ClientServiceGrpc.getProduceMethod(), requestHandlers);

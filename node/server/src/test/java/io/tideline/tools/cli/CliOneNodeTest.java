@@ -41,7 +41,8 @@ class CliOneNodeTest {
 
     @BeforeAll
     static void startNode() throws Exception {
-        cluster = new NodeTestCluster(dir.resolve("cluster"), 1, Map.of()).startAll();
+        // num.partitions 2: a topic created without --partitions shows the broker's value, not a built-in 1.
+        cluster = new NodeTestCluster(dir.resolve("cluster"), 1, Map.of("num.partitions", 2)).startAll();
         bootstrap = cluster.bootstrapServers();
     }
 
@@ -140,6 +141,42 @@ class CliOneNodeTest {
                 .getAsJsonObject();
         assertEquals("UNKNOWN_TOPIC_OR_PARTITION", u.get("error").getAsString());
         assertEquals(0, u.getAsJsonArray("partitions").size());
+    }
+
+    @Test
+    void createWithoutCountsTakesTheBrokersDefaultsAndIfNotExistsAcceptsAnExistingTopic() {
+        Result created = admin("--bootstrap-server", bootstrap, "topics", "--create", "--topic", "defaults");
+        assertEquals(0, created.exitCode(), created.toString());
+        assertEquals(List.of("Created topic defaults."), created.outLines());
+        assertEquals("", created.err());
+        List<String> described = admin("--bootstrap-server", bootstrap, "topics", "--describe", "--topic", "defaults")
+                .outLines();
+        assertTrue(described.get(0).contains("PartitionCount: 2\tReplicationFactor: 1"), described.toString());
+        assertEquals(3, described.size(), described.toString());
+        assertTrue(described.get(1).contains("Leader: 1"), described.toString());
+
+        Result countOnly = admin("--bootstrap-server", bootstrap, "topics", "--create", "--topic", "three",
+                "--partitions", "3");
+        assertEquals(0, countOnly.exitCode(), countOnly.toString());
+        assertTrue(admin("--bootstrap-server", bootstrap, "topics", "--describe", "--topic", "three").outLines().get(0)
+                .contains("PartitionCount: 3\tReplicationFactor: 1"));
+
+        Result again = admin("--bootstrap-server", bootstrap, "topics", "--create", "--topic", "defaults",
+                "--partitions", "5", "--if-not-exists");
+        assertEquals(0, again.exitCode(), again.toString());
+        assertEquals("", again.out());
+        assertEquals("", again.err());
+        assertTrue(admin("--bootstrap-server", bootstrap, "topics", "--describe", "--topic", "defaults").outLines().get(0)
+                .contains("PartitionCount: 2"), "--if-not-exists changes nothing");
+
+        Result fresh = admin("--bootstrap-server", bootstrap, "topics", "--create", "--topic", "fresh", "--if-not-exists");
+        assertEquals(0, fresh.exitCode(), fresh.toString());
+        assertEquals(List.of("Created topic fresh."), fresh.outLines());
+
+        Result refused = admin("--bootstrap-server", bootstrap, "topics", "--create", "--topic", "wide",
+                "--replication-factor", "2", "--if-not-exists");
+        assertEquals(1, refused.exitCode(), "--if-not-exists forgives only TOPIC_ALREADY_EXISTS: " + refused);
+        assertTrue(refused.singleErrorLine().contains("INVALID_REPLICATION_FACTOR"), refused.err());
     }
 
     @Test
@@ -287,7 +324,9 @@ class CliOneNodeTest {
                 List.of("--bootstrap-server", bootstrap),
                 List.of("--bootstrap-server", bootstrap, "topics"),
                 List.of("--bootstrap-server", bootstrap, "topics", "--list", "--describe"),
-                List.of("--bootstrap-server", bootstrap, "topics", "--create", "--topic", "x", "--partitions", "1"),
+                List.of("--bootstrap-server", bootstrap, "topics", "--create", "--partitions", "1"),
+                List.of("--bootstrap-server", bootstrap, "topicz", "--list"),
+                List.of("--bootstrap-server", bootstrap, "topics", "--list", "--if-not-exists"),
                 List.of("--bootstrap-server", bootstrap, "topics", "--create", "--topic", "x", "--partitions", "0",
                         "--replication-factor", "1"),
                 List.of("--bootstrap-server", bootstrap, "topics", "--list", "--under-replicated-partitions"),

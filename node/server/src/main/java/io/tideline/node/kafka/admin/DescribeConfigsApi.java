@@ -30,8 +30,9 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
 /**
  * Kafka's DescribeConfigs (v1-4) for TOPIC and BROKER resources. A topic: every topic key with its value in
  * force ({@link TopicConfigView}). A broker: the gRPC admin service's DescribeBrokerConfigs, the dynamic keys
- * (name "" is the cluster-wide default, "N" must be sent to broker N, as Kafka's AdminClient does). No key is
- * read-only (all are dynamic) or sensitive (none holds a secret); documentation is not sent. Other resource
+ * (name "" is the cluster-wide default, "N" must be sent to broker N, as Kafka's AdminClient does), and for
+ * broker N the read-only keys of {@link ReadOnlyBrokerConfigs}. No key is sensitive (none holds a secret);
+ * documentation is not sent. Other resource
  * types (BROKER_LOGGER, GROUP, CLIENT_METRICS) are INVALID_REQUEST. Null or empty configuration keys ask for every key.
  */
 final class DescribeConfigsApi extends AbstractKafkaApi {
@@ -110,6 +111,10 @@ final class DescribeConfigsApi extends AbstractKafkaApi {
                         if (wanted == null || wanted.contains(e.getName())) {
                             out.configs().add(entry(brokerView(e), includeSynonyms));
                         }
+                    }
+                    // Only broker N knows its file (the gRPC call refused any other id above).
+                    if (brokerId != DynamicBrokerConfigs.CLUSTER_DEFAULT) {
+                        out.configs().addAll(ReadOnlyBrokerConfigs.describe(deps.staticProps(), wanted, includeSynonyms));
                     }
                     return out;
                 });

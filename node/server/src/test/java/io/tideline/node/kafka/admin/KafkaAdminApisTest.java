@@ -372,6 +372,31 @@ class KafkaAdminApisTest {
                 cluster.node(2).image().brokerConfigs(2).isEmpty());
     }
 
+    @Test
+    void brokerDescribeListsTheTopicDefaultsReadOnlyWithTheirSource() throws Exception {
+        DescribeConfigsRequestData describe = new DescribeConfigsRequestData().setIncludeSynonyms(true);
+        describe.resources().add(new DescribeConfigsRequestData.DescribeConfigsResource()
+                .setResourceType(ConfigResource.Type.BROKER.id()).setResourceName("2"));
+        DescribeConfigsResponseData described = call(2, ApiKeys.DESCRIBE_CONFIGS, (short) 4, describe);
+        Map<String, DescribeConfigsResourceResult> entries = described.results().get(0).configs().stream()
+                .collect(Collectors.toMap(DescribeConfigsResourceResult::name, c -> c));
+        DescribeConfigsResourceResult auto = entries.get("auto.create.topics.enable");
+        assertEquals("true", auto.value());
+        assertEquals(ConfigSource.DEFAULT_CONFIG.id(), auto.configSource());
+        assertTrue(auto.readOnly());
+        DescribeConfigsResourceResult partitions = entries.get("num.partitions");
+        assertEquals("2", partitions.value());
+        assertEquals(ConfigSource.STATIC_BROKER_CONFIG.id(), partitions.configSource());
+        assertEquals("1", partitions.synonyms().get(1).value());
+        assertEquals("3", entries.get("default.replication.factor").value());
+        // The cluster-wide default resource has no file behind it: only dynamic keys.
+        DescribeConfigsRequestData defaults = new DescribeConfigsRequestData();
+        defaults.resources().add(new DescribeConfigsRequestData.DescribeConfigsResource()
+                .setResourceType(ConfigResource.Type.BROKER.id()).setResourceName(""));
+        DescribeConfigsResponseData clusterWide = call(2, ApiKeys.DESCRIBE_CONFIGS, (short) 4, defaults);
+        assertTrue(clusterWide.results().get(0).configs().stream().noneMatch(c -> c.name().equals("num.partitions")));
+    }
+
     // ------------------------------------------------------------------ DeleteRecords
 
     @Test
@@ -599,7 +624,8 @@ class KafkaAdminApisTest {
         BrokerConfigResolver resolver = new BrokerConfigResolver(config.originals());
         AdminApiService service = new AdminApiService(node, n::image, n.replicaManager(), n.controllerClient(),
                 config.replication()::minInsyncReplicas, resolver, n.logManager(), config.node().clusterId(),
-                config.node().voters(), () -> null);
+                config.node().voters(), () -> null, config.node().numPartitions(),
+                config.node().defaultReplicationFactor());
         AdminDeps deps = new AdminDeps(node, config.node().clusterId(), service, n::image, resolver, config.originals(),
                 config.node().numPartitions(), (short) config.node().defaultReplicationFactor(),
                 r -> r.getEndpointsCount() < 2 ? Optional.empty() : Optional.of(r.getEndpoints(1)));
