@@ -124,7 +124,7 @@ metric() {
     done
     exec 5<&-
 }
-under_replicated_on_node_1() { [[ "$(metric 1 kafka_server_ReplicaManager_UnderReplicatedPartitions)" == "$1" ]]; }
+under_replicated_on_node_1() { [[ "$(metric 1 kafka_server_replicamanager_underreplicatedpartitions)" == "$1" ]]; }
 
 # Records of 200 bytes at 2000 a second, acks=all: $1 records to topic $2.
 produce() {
@@ -168,7 +168,7 @@ wait_for 30 "replica $PAUSED of $REBUILD_TOPIC-0 FAILED" replica_is "$REBUILD_TO
 run "$TIDELINE" admin --bootstrap-server "$B" replicas --describe --topic "$LAG_TOPIC"
 run "$TIDELINE" admin --bootstrap-server "$B" topics --describe --under-replicated-partitions
 wait_for 30 "UnderReplicatedPartitions 2 on node 1" under_replicated_on_node_1 2
-say "node 1's /metrics: UnderReplicatedPartitions $(metric 1 kafka_server_ReplicaManager_UnderReplicatedPartitions)"
+say "node 1's /metrics: UnderReplicatedPartitions $(metric 1 kafka_server_replicamanager_underreplicatedpartitions)"
 
 step "4a. Heal $LAG_TOPIC-0 by moving its replica from node $PAUSED to node $TARGET"
 plan="$TIDELINE_CLUSTER_DIR/reassignment.json"
@@ -200,5 +200,5 @@ wait_for 30 "UnderReplicatedPartitions 0 on node 1" under_replicated_on_node_1 0
 left="$(admin topics --describe --under-replicated-partitions)"
 [[ -z "$left" ]] || fail "still under-replicated: $left"
 for node in 1 2 3 4; do
-    say "node $node's /metrics: UnderReplicatedPartitions $(metric "$node" kafka_server_ReplicaManager_UnderReplicatedPartitions)"
+    say "node $node's /metrics: UnderReplicatedPartitions $(metric "$node" kafka_server_replicamanager_underreplicatedpartitions)"
 done
