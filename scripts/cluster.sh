@@ -42,6 +42,9 @@
 #   instead of the built jars (see scripts/tideline).
 #   TIDELINE_NODE_PROPERTIES: extra key=value settings for every node, separated by spaces or newlines (e.g.
 #   "log.retention.check.interval.ms=10000 num.io.threads=4"); written into the configs of a new cluster.
+#   JMX_PORT: as in Kafka's scripts, turns on remote JMX (jconsole, the Prometheus JMX exporter): node i listens
+#   on 127.0.0.1:(JMX_PORT+i-1), RMI on the same port, without authentication or TLS (this machine only).
+#   Unset [default]: no remote JMX.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -191,13 +194,30 @@ EOF
     done
 }
 
+# Kafka's remote JMX options (kafka-run-class.sh) for node $1 into NODE_JMX_OPTS when JMX_PORT is set (empty
+# otherwise, ending in a space when set); the RMI port is the JMX port, so one port per node is all a firewall or
+# a test needs to know.
+set_jmx_opts() {
+    NODE_JMX_OPTS=""
+    [[ -n "${JMX_PORT:-}" ]] || return 0
+    [[ "$JMX_PORT" =~ ^[0-9]+$ ]] && (( JMX_PORT >= 1 && JMX_PORT + $1 - 1 <= 65535 )) \
+        || { echo "cluster.sh: JMX_PORT '$JMX_PORT' is not a port (1-65535) for node $1" >&2; exit 2; }
+    local port=$((JMX_PORT + $1 - 1))
+    NODE_JMX_OPTS="-Dcom.sun.management.jmxremote -Dcom.sun.management.jmxremote.port=$port \
+-Dcom.sun.management.jmxremote.rmi.port=$port -Dcom.sun.management.jmxremote.host=127.0.0.1 \
+-Dcom.sun.management.jmxremote.authenticate=false -Dcom.sun.management.jmxremote.ssl=false \
+-Djava.rmi.server.hostname=127.0.0.1 "
+}
+
 start_node() {
     local i="$1" log="$DIR/node-$1.log"
     [[ -f "$log" ]] && mv -f "$log" "$log.prev"
     mkdir -p "$DIR/node-$i"
     # exec in scripts/tideline makes $! the JVM's pid. stdin and every output go away from this shell so that
     # a caller reading our output is not held open by the nodes.
-    nohup "$ROOT/scripts/tideline" server --config "$DIR/node-$i.properties" < /dev/null > "$log" 2>&1 &
+    set_jmx_opts "$i"
+    JAVA_OPTS="$NODE_JMX_OPTS${JAVA_OPTS:-}" \
+        nohup "$ROOT/scripts/tideline" server --config "$DIR/node-$i.properties" < /dev/null > "$log" 2>&1 &
     echo $! > "$DIR/node-$i.pid"
     echo "node $i: started (pid $!, kafka 127.0.0.1:$(kafka_port "$i"), grpc 127.0.0.1:$(client_port "$i"), quorum 127.0.0.1:$(quorum_port "$i"), metrics http://127.0.0.1:$(metrics_port "$i")/metrics, log $log)"
 }

@@ -153,7 +153,7 @@ metric() {
     done
     exec 5<&-
 }
-under_replicated_on_node_1() { [[ "$(metric 1 kafka_server_ReplicaManager_UnderReplicatedPartitions)" == "$1" ]]; }
+under_replicated_on_node_1() { [[ "$(metric 1 kafka_server_replicamanager_underreplicatedpartitions)" == "$1" ]]; }
 
 # Records of 200 bytes at 2000 a second, acks=all: $1 records to topic $2.
 produce() {
@@ -218,7 +218,7 @@ say "FAILED with the two offsets as its reason, and the ISR history records the 
 say "the controller's name for an OFFSET_OUT_OF_RANGE fetch."
 run "$TIDELINE" admin --bootstrap-server "$B" topics --describe --under-replicated-partitions
 wait_for 30 "UnderReplicatedPartitions 2 on node 1" under_replicated_on_node_1 2
-say "node 1's /metrics: UnderReplicatedPartitions $(metric 1 kafka_server_ReplicaManager_UnderReplicatedPartitions)"
+say "node 1's /metrics: UnderReplicatedPartitions $(metric 1 kafka_server_replicamanager_underreplicatedpartitions)"
 say "what this shows: both partitions are under-replicated, with the ISR 1,2; min.insync.replicas=2 still holds, so"
 say "producers with acks=all go on, but one more failure would stop them. A FAILED replica does not heal itself."
 
@@ -256,6 +256,6 @@ wait_for 30 "UnderReplicatedPartitions 0 on node 1" under_replicated_on_node_1 0
 left="$(admin topics --describe --under-replicated-partitions)"
 [[ -z "$left" ]] || fail "still under-replicated: $left"
 for ((node = 1; node <= NODES; node++)); do
-    say "node $node's /metrics: UnderReplicatedPartitions $(metric "$node" kafka_server_ReplicaManager_UnderReplicatedPartitions)"
+    say "node $node's /metrics: UnderReplicatedPartitions $(metric "$node" kafka_server_replicamanager_underreplicatedpartitions)"
 done
 say "what this shows: every partition has its full ISR again: one healed by moving the replica, one in place."

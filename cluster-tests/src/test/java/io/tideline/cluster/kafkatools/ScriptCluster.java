@@ -41,6 +41,12 @@ final class ScriptCluster {
 
     /** {@code nodeProperties}: extra keys in every node's config ({@code TIDELINE_NODE_PROPERTIES}). */
     ScriptCluster(Path repo, Path dir, int nodes, Map<String, String> nodeProperties) throws IOException {
+        this(repo, dir, nodes, nodeProperties, Map.of());
+    }
+
+    /** {@code extraEnv}: more of cluster.sh's environment, e.g. {@code JMX_PORT}; wins over the settings above. */
+    ScriptCluster(Path repo, Path dir, int nodes, Map<String, String> nodeProperties, Map<String, String> extraEnv)
+            throws IOException {
         this.repo = repo;
         this.clusterDir = dir.resolve("cluster");
         this.nodes = nodes;
@@ -57,6 +63,7 @@ final class ScriptCluster {
                 .collect(Collectors.joining(" ")));
         // Three node JVMs and a tool JVM next to this one on two cores: small heaps, a JIT that starts fast.
         env.put("JAVA_OPTS", "-Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1");
+        env.putAll(extraEnv);
         Path outputs = Files.createDirectories(dir.resolve("script-outputs"));
         this.processes = new ChildProcess(repo, outputs, env);
     }
@@ -133,6 +140,11 @@ final class ScriptCluster {
     /** Node {@code i}'s Kafka listener (1-based), where cluster.sh places it. */
     int kafkaPort(int i) {
         return clientPortBase + 3 * nodes + i;
+    }
+
+    /** Node {@code i}'s metrics endpoint port (1-based), where cluster.sh places it. */
+    int metricsPort(int i) {
+        return clientPortBase + 2 * nodes + i;
     }
 
     /** Node 1's gRPC client listener, which Tideline's own CLI talks to. */

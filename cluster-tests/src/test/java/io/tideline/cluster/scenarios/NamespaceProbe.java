@@ -81,7 +81,7 @@ final class NamespaceProbe {
 
     /** The leader's UnderReplicatedPartitions gauge, from its /metrics. */
     int underReplicated(int node) {
-        return (int) metric(node, "kafka_server_ReplicaManager_UnderReplicatedPartitions", Map.of());
+        return (int) metric(node, "kafka_server_replicamanager_underreplicatedpartitions", Map.of());
     }
 
     /** Records each answering broker's high watermark and log start offset. */

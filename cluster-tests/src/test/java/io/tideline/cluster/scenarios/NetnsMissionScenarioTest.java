@@ -132,7 +132,7 @@ class NetnsMissionScenarioTest {
                     assertEquals(cutLogEnd, failure.fetchOffset(), three.toString());
                     assertTrue(failure.fetchOffset() < failure.leaderLogStartOffset(), three.toString());
                 });
-        assertTrue(probe.metric(LEADER, "kafka_cluster_Partition_OffsetOutOfRangeCount",
+        assertTrue(probe.metric(LEADER, "kafka_cluster_partition_offsetoutofrangecount",
                 Map.of("topic", TOPIC, "partition", "0")) > 0, "the leader answered OFFSET_OUT_OF_RANGE");
         cliShowsNode3FailedAndUnderReplicated();
         // Halt means it stays so: nothing puts it back in the ISR.

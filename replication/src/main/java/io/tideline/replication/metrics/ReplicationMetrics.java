@@ -19,8 +19,9 @@ import java.util.function.Predicate;
  *   <li>{@code kafka.server:type=ReplicaFetcherManager,name=MaxLag|FailedPartitionsCount,clientId=Replica};</li>
  *   <li>{@code kafka.server:type=DelayedOperationPurgatory,name=PurgatorySize|NumDelayedOperations,
  *       delayedOperation=Produce|Fetch|DeleteRecords}: watcher entries and operations waiting;</li>
- *   <li>per partition {@code kafka.cluster:type=Partition,name=UnderReplicated|InSyncReplicasCount|ReplicasCount|
- *       OffsetOutOfRangeCount,topic=T,partition=P} (the last is ours: OFFSET_OUT_OF_RANGE answers this leader gave
+ *   <li>per partition {@code kafka.cluster:type=Partition,name=UnderReplicated|UnderMinIsr|AtMinIsr|
+ *       InSyncReplicasCount|ReplicasCount|OffsetOutOfRangeCount,topic=T,partition=P} (the first three 1 on the
+ *       leader only, as in Kafka) (the last is ours: OFFSET_OUT_OF_RANGE answers this leader gave
  *       to followers).</li>
  * </ul>
  * Partition-level counts are taken over the partitions this broker leads, as in Kafka.
@@ -41,8 +42,8 @@ public final class ReplicationMetrics {
     public static final String FETCHER_FAILED_PARTITIONS =
             "kafka.server:type=ReplicaFetcherManager,name=FailedPartitionsCount,clientId=Replica";
     public static final String PURGATORY = "kafka.server:type=DelayedOperationPurgatory,name=";
-    public static final List<String> PARTITION_GAUGES = List.of("UnderReplicated", "InSyncReplicasCount",
-            "ReplicasCount", "OffsetOutOfRangeCount");
+    public static final List<String> PARTITION_GAUGES = List.of("UnderReplicated", "UnderMinIsr", "AtMinIsr",
+            "InSyncReplicasCount", "ReplicasCount", "OffsetOutOfRangeCount");
 
     private ReplicationMetrics() {
     }
@@ -99,6 +100,10 @@ public final class ReplicationMetrics {
         TopicPartition tp = partition.topicPartition();
         registry.register(partitionMetric("UnderReplicated", tp), (Gauge<Integer>) () ->
                 partition.isLeader() && partition.isr().size() < partition.replicas().size() ? 1 : 0);
+        registry.register(partitionMetric("UnderMinIsr", tp), (Gauge<Integer>) () ->
+                partition.isLeader() && partition.isr().size() < partition.minInsyncReplicas() ? 1 : 0);
+        registry.register(partitionMetric("AtMinIsr", tp), (Gauge<Integer>) () ->
+                partition.isLeader() && partition.isr().size() == partition.minInsyncReplicas() ? 1 : 0);
         registry.register(partitionMetric("InSyncReplicasCount", tp), (Gauge<Integer>) () -> partition.isr().size());
         registry.register(partitionMetric("ReplicasCount", tp), (Gauge<Integer>) () ->
                 partition.isLeader() ? partition.replicas().size() : 0);

@@ -916,6 +916,7 @@ public final class Log implements AutoCloseable {
         } finally {
             deleter.scheduleUnlink(renamed, config.fileDeleteDelayMs(), time.milliseconds());
         }
+        deleter.countDeleted(reason, count);
         log.info("Deleting {} segment(s) of {} ({}), base offsets {} to {}; log start offset is now {}", count,
                 topicPartition, reason, toDelete.get(0).baseOffset(), toDelete.get(count - 1).baseOffset(), logStartOffset);
         return count;

@@ -7,9 +7,11 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,8 +38,24 @@ public final class SegmentDeleter {
     /** Segments unlinked while a reader held their file, with the time of the unlink. */
     private final Map<LogSegment, Long> heldOpen = new ConcurrentHashMap<>();
 
+    /** Segments logs took out by retention, per reason, since start (the store's deletion metrics). */
+    private final Map<DeletionReason, LongAdder> deleted = new EnumMap<>(DeletionReason.class);
+
     public SegmentDeleter(Scheduler scheduler) {
         this.scheduler = scheduler;
+        for (DeletionReason reason : DeletionReason.values()) {
+            deleted.put(reason, new LongAdder());
+        }
+    }
+
+    /** Counts {@code count} segments a log took out for {@code reason} (the map is filled once, so reads race nothing). */
+    public void countDeleted(DeletionReason reason, int count) {
+        deleted.get(reason).add(count);
+    }
+
+    /** Segments taken out for {@code reason} since start. */
+    public long deletedSegments(DeletionReason reason) {
+        return deleted.get(reason).sum();
     }
 
     /** A segment waiting for its unlink: its partition, base offset, bytes and when it goes. */

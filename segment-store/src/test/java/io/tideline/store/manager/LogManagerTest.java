@@ -22,6 +22,7 @@ import io.tideline.store.log.FetchDataInfo;
 import io.tideline.store.log.Log;
 import io.tideline.store.record.Record;
 import io.tideline.store.record.RecordBatchBuilder;
+import io.tideline.store.retention.DeletionReason;
 import io.tideline.store.segment.LogFileNames;
 import io.tideline.store.segment.LogSegment;
 import java.io.IOException;
@@ -317,9 +318,14 @@ class LogManagerTest {
         long expectedBytes = segments.get(0).size() + segments.get(1).size();
         assertEquals(0, (int) gauge(metrics, LogMetrics.PENDING_DELETION_SEGMENTS));
 
+        assertEquals(0L, (long) gauge(metrics, LogMetrics.DELETED_SEGMENTS + DeletionReason.LOG_START_OFFSET_BREACH));
+
         manager.deleteRecords(TP, segments.get(2).baseOffset());
         assertEquals(2, (int) gauge(metrics, LogMetrics.PENDING_DELETION_SEGMENTS));
         assertEquals(expectedBytes, (long) gauge(metrics, LogMetrics.PENDING_DELETION_BYTES));
+        assertEquals(2L, (long) gauge(metrics, LogMetrics.DELETED_SEGMENTS + DeletionReason.LOG_START_OFFSET_BREACH),
+                "retention deletions counted by the rule that fired");
+        assertEquals(0L, (long) gauge(metrics, LogMetrics.DELETED_SEGMENTS + DeletionReason.RETENTION_TIME_BREACH));
         List<String> files = namesIn(log.dir());
         assertTrue(files.contains("00000000000000000000.log.deleted"), files.toString());
         assertFalse(files.contains("00000000000000000000.log"), files.toString());

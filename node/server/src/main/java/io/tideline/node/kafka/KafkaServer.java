@@ -2,6 +2,8 @@ package io.tideline.node.kafka;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.tideline.common.time.Time;
+import io.tideline.node.metrics.IdleRatioGauge;
+import io.tideline.node.metrics.ThreadCpuTime;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -38,6 +40,9 @@ public final class KafkaServer implements AutoCloseable {
     /** How long an orderly stop lets the event loops finish the writes in progress. */
     private static final long QUIET_PERIOD_MS = 0;
     private static final long SHUTDOWN_TIMEOUT_MS = 5_000;
+    /** Kafka's name; a fraction, 0 (all network threads busy) to 1 (all idle), over the last 10-20 s. */
+    public static final String NETWORK_PROCESSOR_AVG_IDLE_PERCENT =
+            "kafka.network:type=SocketServer,name=NetworkProcessorAvgIdlePercent";
 
     private final EventLoopGroup acceptor;
     private final EventLoopGroup network;
@@ -96,8 +101,14 @@ public final class KafkaServer implements AutoCloseable {
         this.metrics = new KafkaListenerMetrics(registry, listenerName);
         this.acceptor = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory(threadPrefix + "-acceptor", true),
                 NioIoHandler.newFactory());
+        ThreadCpuTime networkCpu = new ThreadCpuTime();
         this.network = new MultiThreadIoEventLoopGroup(networkThreads,
-                new DefaultThreadFactory(threadPrefix + "-network", true), NioIoHandler.newFactory());
+                networkCpu.track(new DefaultThreadFactory(threadPrefix + "-network", true)), NioIoHandler.newFactory());
+        if (networkCpu.supported()) {
+            // The event loops' CPU time is their busy time: they block in nothing but the selector.
+            registry.register(NETWORK_PROCESSOR_AVG_IDLE_PERCENT, new IdleRatioGauge(networkCpu::cpuNanos,
+                    () -> networkThreads, time, IdleRatioGauge.WINDOW_NANOS));
+        }
     }
 
     /** Binds the listener; returns once it accepts connections. */

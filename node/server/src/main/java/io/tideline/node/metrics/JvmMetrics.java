@@ -2,7 +2,6 @@ package io.tideline.node.metrics;
 
 import com.codahale.metrics.Gauge;
 import com.codahale.metrics.MetricRegistry;
-import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.lang.management.MemoryUsage;
@@ -22,16 +21,14 @@ import java.util.function.Supplier;
  * <p>Dropwizard's {@code metrics-jvm} would give the same figures, but it is not among the artifacts this build
  * can use, and these few gauges are all we need. Each reads one MXBean attribute when scraped.
  *
- * <p>Cumulative figures (collections, collection time, CPU time) are gauges too: the Dropwizard bridge makes
- * counters only from a {@code Counter}'s or {@code Meter}'s own long count, and {@code rate()} works on any
- * series that only grows.
+ * <p>The CPU time is a gauge too: the Dropwizard bridge makes counters only from a {@code Counter}'s or
+ * {@code Meter}'s own long count, and {@code rate()} works on any series that only grows. The garbage collections
+ * are a summary, which the registry cannot hold: {@link JvmGcCollector}.
  */
 public final class JvmMetrics {
     public static final String MEMORY_USED = "jvm:name=memory_used_bytes";
     public static final String MEMORY_COMMITTED = "jvm:name=memory_committed_bytes";
     public static final String MEMORY_MAX = "jvm:name=memory_max_bytes";
-    public static final String GC_COLLECTIONS = "jvm:name=gc_collections";
-    public static final String GC_COLLECTION_SECONDS = "jvm:name=gc_collection_seconds";
     public static final String THREADS_CURRENT = "jvm:name=threads_current";
     public static final String THREADS_DAEMON = "jvm:name=threads_daemon";
     public static final String THREADS_PEAK = "jvm:name=threads_peak";
@@ -48,12 +45,6 @@ public final class JvmMetrics {
         return name + ",area=" + (heap ? "heap" : "nonheap");
     }
 
-    /** {@code <name>,gc=<collector>}: the collector's MXBean name ({@code G1 Young Generation}). */
-    public static String gcMetric(String name, String collector) {
-        // Registry values may not hold , or = (no JVM's collector name does).
-        return name + ",gc=" + collector.replace(',', '_').replace('=', '_');
-    }
-
     /**
      * Registers the gauges in {@code registry}. The file-descriptor gauges only where the JVM reports them (Unix),
      * the CPU time only where it is measured.
@@ -62,14 +53,6 @@ public final class JvmMetrics {
         MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
         registerMemory(registry, true, memory::getHeapMemoryUsage);
         registerMemory(registry, false, memory::getNonHeapMemoryUsage);
-
-        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
-            registry.register(gcMetric(GC_COLLECTIONS, gc.getName()), (Gauge<Long>) gc::getCollectionCount);
-            registry.register(gcMetric(GC_COLLECTION_SECONDS, gc.getName()), (Gauge<Double>) () -> {
-                long ms = gc.getCollectionTime();
-                return ms < 0 ? -1.0 : ms / 1000.0;
-            });
-        }
 
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         registry.register(THREADS_CURRENT, (Gauge<Integer>) threads::getThreadCount);

@@ -4,11 +4,13 @@ import com.codahale.metrics.MetricRegistry;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.prometheus.metrics.exporter.httpserver.MetricsHandler;
+import io.prometheus.metrics.model.registry.Collector;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
@@ -22,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@code GET /metrics}: the registry in the Prometheus text format (OpenMetrics or protobuf when the
  *       scraper asks for it in {@code Accept}), served by the Prometheus library's own handler over
- *       {@link RegistryCollector}; {@code ?name[]=...} selects families.</li>
+ *       {@link RegistryCollector}, with the JVM's garbage collections ({@link JvmGcCollector}) and any collectors
+ *       the node adds; {@code ?name[]=...} selects families.</li>
  *   <li>{@code GET /health}: {@code 200 ok} while the health check answers true, {@code 503 unhealthy} otherwise
  *       (and when the check throws), for load balancers and orchestrators.</li>
  * </ul>
@@ -50,8 +53,19 @@ public final class MetricsHttpServer implements AutoCloseable {
      */
     public static MetricsHttpServer start(String host, int port, MetricRegistry registry, BooleanSupplier healthy)
             throws IOException {
+        return start(host, port, registry, healthy, List.of());
+    }
+
+    /**
+     * As {@link #start(String, int, MetricRegistry, BooleanSupplier)}, also serving {@code collectors}: families
+     * whose labels come and go with the data (which the Dropwizard registry cannot hold), e.g. the FAILED replicas.
+     */
+    public static MetricsHttpServer start(String host, int port, MetricRegistry registry, BooleanSupplier healthy,
+                                          List<Collector> collectors) throws IOException {
         PrometheusRegistry prometheus = new PrometheusRegistry();
         prometheus.register(new RegistryCollector(registry));
+        prometheus.register(new JvmGcCollector());
+        collectors.forEach(prometheus::register);
         HttpServer server;
         try {
             server = HttpServer.create(new InetSocketAddress(host, port), 0);

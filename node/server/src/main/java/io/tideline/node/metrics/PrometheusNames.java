@@ -3,24 +3,31 @@ package io.tideline.node.metrics;
 import io.prometheus.metrics.model.snapshots.Labels;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.StringJoiner;
 
 /**
- * The Prometheus name and labels of a registry name, after the conventions of the rules people run Kafka's JMX
- * exporter with: {@code kafka_<domain rest>_<type>_<name>}, every other key property a label.
+ * The Prometheus name and labels of a registry name, as the Prometheus JMX exporter's Kafka rules write them
+ * (lowercase output names, the rules Strimzi ships): {@code kafka_<domain rest>_<type>_<name>}, every other key
+ * property a label.
  * <pre>
  *   kafka.log:type=Log,name=LogStartOffset,topic=orders,partition=0
- *     -> kafka_log_Log_LogStartOffset{topic="orders",partition="0"}
+ *     -> kafka_log_log_logstartoffset{topic="orders",partition="0"}
  *   kafka.server:type=ReplicaManager,name=UnderReplicatedPartitions
- *     -> kafka_server_ReplicaManager_UnderReplicatedPartitions
- *   kafka.server:type=ReplicaFetcherManager,name=MaxLag,clientId=Replica
- *     -> kafka_server_ReplicaFetcherManager_MaxLag{clientId="Replica"}
+ *     -> kafka_server_replicamanager_underreplicatedpartitions
+ *   kafka.server:type=BrokerTopicMetrics,name=BytesInPerSec,topic=orders      (a meter)
+ *     -> kafka_server_brokertopicmetrics_bytesin_total{topic="orders"}          (the bridge appends _total)
+ *   kafka.network:type=SocketServer,name=NetworkProcessorAvgIdlePercent
+ *     -> kafka_network_socketserver_networkprocessoravgidle_percent
  * </pre>
  * The metric name is the domain, then the {@code type} value, then the {@code name} value (each only if present),
- * joined by {@code _}. Names keep their case, as Kafka's MBeans spell them. A name not in the
- * {@code domain:key=value,...} form becomes a metric of that whole name without labels.
+ * joined by {@code _}, in lower case. A {@code name} value with {@code PerSec} in it loses {@code PerSec} and what
+ * follows (the exporter's rule for Kafka's meters, whose counts become {@code _total} counters); one with
+ * {@code Percent} in it becomes what precedes it plus {@code _percent} (the exporter's rule for Kafka's idle and
+ * blocked ratios). Label names keep their case, as the exporter's rules write them. A name not in the
+ * {@code domain:key=value,...} form becomes a metric of that whole name, in lower case, without labels.
  *
  * <p>Sanitizing: in metric and label names every character outside {@code [a-zA-Z0-9_]} becomes {@code _}, runs of
  * {@code _} collapse to one, and a leading digit gets a {@code _} in front, so that every name is valid in the
@@ -30,21 +37,40 @@ import java.util.StringJoiner;
 public final class PrometheusNames {
     private static final String TYPE = "type";
     private static final String NAME = "name";
+    private static final String PER_SEC = "PerSec";
+    private static final String PERCENT = "Percent";
 
     private PrometheusNames() {
     }
 
-    /** The Prometheus metric name of {@code registryName}. */
+    /** The Prometheus metric name of {@code registryName} (rules in the class comment). */
     public static String metricName(String registryName) {
         Optional<KafkaMetricName> parsed = KafkaMetricName.parse(registryName);
         if (parsed.isEmpty()) {
-            return sanitize(registryName);
+            return lower(sanitize(registryName));
         }
         StringJoiner parts = new StringJoiner("_");
         parts.add(parsed.get().domain());
         parsed.get().property(TYPE).ifPresent(parts::add);
-        parsed.get().property(NAME).ifPresent(parts::add);
-        return sanitize(parts.toString());
+        parsed.get().property(NAME).ifPresent(name -> parts.add(exporterName(name)));
+        return lower(sanitize(parts.toString()));
+    }
+
+    /** The JMX exporter's Kafka rules for the {@code name} property: {@code (.+)PerSec\w*} and {@code (.+)Percent\w*}. */
+    private static String exporterName(String name) {
+        int perSec = name.lastIndexOf(PER_SEC);
+        if (perSec > 0) {
+            return name.substring(0, perSec);
+        }
+        int percent = name.lastIndexOf(PERCENT);
+        if (percent > 0) {
+            return name.substring(0, percent) + "_percent";
+        }
+        return name;
+    }
+
+    private static String lower(String s) {
+        return s.toLowerCase(Locale.ROOT);
     }
 
     /** The labels of {@code registryName}: its key properties other than {@code type} and {@code name}. */

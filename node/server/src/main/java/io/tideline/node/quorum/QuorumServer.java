@@ -71,6 +71,7 @@ public final class QuorumServer implements AutoCloseable {
     private volatile RaftServer server;
     private volatile RaftServer.Division division;
     private QuorumMetrics metrics;
+    private MetadataListener uncleanElectionCounter;
 
     private QuorumServer(Builder b) {
         this.config = b;
@@ -118,6 +119,8 @@ public final class QuorumServer implements AutoCloseable {
         balancer.start();
         uncleanElector.start();
         metrics = new QuorumMetrics(config.metrics, stateMachine::image, this::isLeader);
+        uncleanElectionCounter = metrics.uncleanElectionCounter();
+        stateMachine.addListener(uncleanElectionCounter);
         log.info("Metadata quorum voter {} started at {} (storage {}, voters {})", config.nodeId,
                 QuorumIds.hostPort(config.voters.get(config.nodeId)), config.storageDir, config.voters.keySet());
     }
@@ -263,6 +266,7 @@ public final class QuorumServer implements AutoCloseable {
         uncleanElector.close();
         duties.close();
         if (metrics != null) {
+            stateMachine.removeListener(uncleanElectionCounter);
             metrics.close();
             metrics = null;
         }

@@ -45,10 +45,13 @@ import io.tideline.replication.rpc.GrpcLeaderEndpoint;
 import io.tideline.replication.rpc.ReplicaFetchGrpcService;
 import io.tideline.replication.server.ReplicaManager;
 import io.tideline.store.manager.LogManager;
+import io.tideline.node.metrics.BusyTimeExecutor;
 import io.tideline.node.metrics.JmxExport;
+import io.tideline.node.metrics.LinuxIoMetrics;
 import io.tideline.node.metrics.JvmMetrics;
 import io.tideline.node.metrics.MetricsHttpConfig;
 import io.tideline.node.metrics.MetricsHttpServer;
+import io.tideline.node.replica.FailedReplicasCollector;
 import io.tideline.node.producer.ProducerIdInitializer;
 import io.tideline.node.producer.ProducerIdManager;
 import java.io.IOException;
@@ -143,6 +146,8 @@ public final class TidelineNode implements AutoCloseable {
     private volatile ImageTracker groupImages;
     private volatile GroupCoordinator groupCoordinator;
     private ExecutorService requestHandlers;
+    /** The request handlers as the listeners use them: each request's run time counts as the pool's busy time. */
+    private BusyTimeExecutor handlers;
     private RequestMemoryPool requestMemory;
     private KafkaRequestMemoryPool kafkaRequestMemory;
     private JmxExport jmx;
@@ -256,13 +261,16 @@ public final class TidelineNode implements AutoCloseable {
         AtomicInteger handlerCount = new AtomicInteger();
         requestHandlers = Executors.newFixedThreadPool(config.numIoThreads(),
                 r -> daemon(r, "tideline-" + id + "-request-handler-" + handlerCount.incrementAndGet()));
+        handlers = new BusyTimeExecutor(requestHandlers, time);
+        HandlerPoolMetrics.register(metrics, handlers, config.numIoThreads(), time);
+        LinuxIoMetrics.register(metrics, LinuxIoMetrics.PROC_SELF_IO);
         AdminApiService adminService = new AdminApiService(id, this::image, replicaManager, controllerClient,
                 partitionSettings::brokerMinInsyncReplicas, brokerConfigs, logManager, nodeConfig.clusterId(),
                 nodeConfig.voters(), () -> groupCoordinator, nodeConfig.numPartitions(),
                 nodeConfig.defaultReplicationFactor());
         // Calls are looked up on their connection's transport thread (direct), then run on the request handlers;
         // a connection's Produce calls one at a time in arrival order, for the idempotent producer (ProduceOrdering).
-        ProduceOrdering produceOrdering = new ProduceOrdering(ClientServiceGrpc.getProduceMethod(), requestHandlers);
+        ProduceOrdering produceOrdering = new ProduceOrdering(ClientServiceGrpc.getProduceMethod(), handlers);
         server = NettyServerBuilder.forAddress(new InetSocketAddress(config.listener().bindHost(), config.listener().port()))
                 .directExecutor()
                 // A Kafka client on this port is relayed to the Kafka listener (docs/behaviours.md B231).
@@ -293,7 +301,7 @@ public final class TidelineNode implements AutoCloseable {
         jmx = JmxExport.start(metrics, ManagementFactory.getPlatformMBeanServer());
         if (MetricsHttpConfig.enabled(config.metricsHttpPort())) {
             metricsServer = MetricsHttpServer.start(config.metricsHttpHost(), config.metricsHttpPort(), metrics,
-                    this::isHealthy);
+                    this::isHealthy, List.of(new FailedReplicasCollector(id, this::image)));
             log.info("Node {} serves metrics on http://{}:{}/metrics", id, config.metricsHttpHost(), metricsServer.port());
         }
 
@@ -336,7 +344,7 @@ public final class TidelineNode implements AutoCloseable {
                 .map(e -> new KafkaEndpoints.HostPort(e.getHost(), e.getPort()))));
         kafkaServer = new KafkaServer(listeners.bind().name(),
                 new InetSocketAddress(listeners.bind().bindHost(), listeners.bind().port()), apis,
-                requestHandlers, kafkaRequestMemory, config.socketRequestMaxBytes(), config.connectionsMaxIdleMs(),
+                handlers, kafkaRequestMemory, config.socketRequestMaxBytes(), config.connectionsMaxIdleMs(),
                 config.kafkaRequestReceiveTimeoutMs(), config.kafkaMaxInFlightRequestsPerConnection(), config.numNetworkThreads(),
                 config.kafkaConnectionLimits(), "tideline-" + id + "-kafka", grpcAddress(),
                 metrics, time).start();

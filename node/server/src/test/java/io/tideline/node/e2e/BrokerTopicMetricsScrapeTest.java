@@ -41,13 +41,13 @@ class BrokerTopicMetricsScrapeTest {
     private static final int PARTITIONS = 2;
     private static final int RECORDS = 40;
     private static final int VALUE_BYTES = 100;
-    private static final String PREFIX = "kafka_server_BrokerTopicMetrics_";
-    private static final String MESSAGES_IN = PREFIX + "MessagesInPerSec_total";
-    private static final String BYTES_IN = PREFIX + "BytesInPerSec_total";
-    private static final String BYTES_OUT = PREFIX + "BytesOutPerSec_total";
-    private static final String TOTAL_PRODUCE = PREFIX + "TotalProduceRequestsPerSec_total";
-    private static final String FAILED_PRODUCE = PREFIX + "FailedProduceRequestsPerSec_total";
-    private static final String TOTAL_FETCH = PREFIX + "TotalFetchRequestsPerSec_total";
+    private static final String PREFIX = "kafka_server_brokertopicmetrics_";
+    private static final String MESSAGES_IN = PREFIX + "messagesin_total";
+    private static final String BYTES_IN = PREFIX + "bytesin_total";
+    private static final String BYTES_OUT = PREFIX + "bytesout_total";
+    private static final String TOTAL_PRODUCE = PREFIX + "totalproducerequests_total";
+    private static final String FAILED_PRODUCE = PREFIX + "failedproducerequests_total";
+    private static final String TOTAL_FETCH = PREFIX + "totalfetchrequests_total";
     private static final Map<String, String> OF_TOPIC = Map.of("topic", TOPIC);
 
     @TempDir
@@ -91,8 +91,8 @@ class BrokerTopicMetricsScrapeTest {
             assertEquals(bytesOut, consumed.value(BYTES_OUT));
             assertTrue(consumed.value(TOTAL_FETCH, OF_TOPIC) >= PARTITIONS);
             // One node: nothing replicated either way.
-            assertEquals(0.0, consumed.value(PREFIX + "ReplicationBytesInPerSec_total"));
-            assertEquals(0.0, consumed.value(PREFIX + "ReplicationBytesOutPerSec_total"));
+            assertEquals(0.0, consumed.value(PREFIX + "replicationbytesin_total"));
+            assertEquals(0.0, consumed.value(PREFIX + "replicationbytesout_total"));
             assertJvmFigures(consumed);
 
             Map<String, TopicResult> deleted = admin.deleteTopics(List.of(TOPIC));
@@ -120,12 +120,13 @@ class BrokerTopicMetricsScrapeTest {
         assertTrue(scraped.value("process_max_fds") >= openFds);
         assertTrue(scraped.value("process_cpu_seconds") > 0);
         List<PrometheusText.Sample> collectors = scraped.samples().stream()
-                .filter(s -> s.name().equals("jvm_gc_collections")).toList();
-        assertFalse(collectors.isEmpty(), "no jvm_gc_collections samples");
+                .filter(s -> s.name().equals("jvm_gc_collection_seconds_count")).toList();
+        assertFalse(collectors.isEmpty(), "no jvm_gc_collection_seconds_count samples");
         assertTrue(collectors.stream().allMatch(s -> !s.labels().get("gc").isEmpty() && s.value() >= 0),
                 collectors.toString());
         assertEquals(collectors.size(), scraped.samples().stream()
-                .filter(s -> s.name().equals("jvm_gc_collection_seconds")).count());
+                .filter(s -> s.name().equals("jvm_gc_collection_seconds_sum")).count());
+        assertEquals("summary", scraped.type("jvm_gc_collection_seconds").orElseThrow());
         assertEquals("gauge", scraped.type("jvm_memory_used_bytes").orElseThrow());
     }
 

@@ -37,8 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
 class MetricsScrapeTest {
     private static final String TOPIC = "scraped";
     private static final TopicPartition TP = new TopicPartition(TOPIC, 0);
-    private static final String URP = "kafka_server_ReplicaManager_UnderReplicatedPartitions";
-    private static final String TOPIC_METRICS = "kafka_server_BrokerTopicMetrics_";
+    private static final String URP = "kafka_server_replicamanager_underreplicatedpartitions";
+    private static final String TOPIC_METRICS = "kafka_server_brokertopicmetrics_";
 
     @TempDir
     Path dir;
@@ -69,13 +69,13 @@ class MetricsScrapeTest {
             PrometheusText scraped = scrape(port);
             Map<String, String> labels = Map.of("topic", TOPIC, "partition", "0");
             assertEquals(1.0, scraped.value(URP));
-            assertEquals(7.0, scraped.value("kafka_log_Log_LogStartOffset", labels));
-            assertEquals(log.logStartOffset(), (long) scraped.value("kafka_log_Log_LogStartOffset", labels));
-            assertEquals(log.logEndOffset(), (long) scraped.value("kafka_log_Log_LogEndOffset", labels));
-            assertEquals(log.highWatermark(), (long) scraped.value("kafka_log_Log_HighWatermark", labels));
+            assertEquals(7.0, scraped.value("kafka_log_log_logstartoffset", labels));
+            assertEquals(log.logStartOffset(), (long) scraped.value("kafka_log_log_logstartoffset", labels));
+            assertEquals(log.logEndOffset(), (long) scraped.value("kafka_log_log_logendoffset", labels));
+            assertEquals(log.highWatermark(), (long) scraped.value("kafka_log_log_highwatermark", labels));
             assertEquals(25, log.highWatermark());
-            assertEquals(1.0, scraped.value("kafka_cluster_Partition_UnderReplicated", labels));
-            assertEquals(2.0, scraped.value("kafka_cluster_Partition_InSyncReplicasCount", labels));
+            assertEquals(1.0, scraped.value("kafka_cluster_partition_underreplicated", labels));
+            assertEquals(2.0, scraped.value("kafka_cluster_partition_insyncreplicascount", labels));
             PartitionDescription shrunk = E2e.describe(admin, TP);
             assertEquals(leader, shrunk.leader());
             assertTrue(shrunk.isUnderReplicated(), shrunk.toString());
@@ -100,16 +100,16 @@ class MetricsScrapeTest {
         long bytes = cluster.node(leader).replicaManager().log(TP).orElseThrow().size();
         PrometheusText atLeader = scrape(cluster.node(leader).metricsPort().orElseThrow());
         Map<String, String> ofTopic = Map.of("topic", TOPIC);
-        assertEquals(25.0, atLeader.value(TOPIC_METRICS + "MessagesInPerSec_total", ofTopic));
-        assertEquals(bytes, (long) atLeader.value(TOPIC_METRICS + "BytesInPerSec_total", ofTopic));
-        assertEquals(0.0, atLeader.value(TOPIC_METRICS + "BytesOutPerSec_total"));
+        assertEquals(25.0, atLeader.value(TOPIC_METRICS + "messagesin_total", ofTopic));
+        assertEquals(bytes, (long) atLeader.value(TOPIC_METRICS + "bytesin_total", ofTopic));
+        assertEquals(0.0, atLeader.value(TOPIC_METRICS + "bytesout_total"));
         // acks=all: both followers fetched every byte before the high watermark passed the records.
-        double sent = atLeader.value(TOPIC_METRICS + "ReplicationBytesOutPerSec_total");
+        double sent = atLeader.value(TOPIC_METRICS + "replicationbytesout_total");
         assertTrue(sent >= 2 * bytes, sent + " bytes sent to followers, " + bytes + " in the log");
 
         PrometheusText atFollower = scrape(cluster.node(follower).metricsPort().orElseThrow());
-        assertEquals(bytes, (long) atFollower.value(TOPIC_METRICS + "ReplicationBytesInPerSec_total"));
-        assertEquals(0.0, atFollower.value(TOPIC_METRICS + "BytesInPerSec_total"));
+        assertEquals(bytes, (long) atFollower.value(TOPIC_METRICS + "replicationbytesin_total"));
+        assertEquals(0.0, atFollower.value(TOPIC_METRICS + "bytesin_total"));
         assertTrue(atFollower.samples().stream().noneMatch(s -> TOPIC.equals(s.labels().get("topic"))
                 && s.name().startsWith(TOPIC_METRICS)), "a follower keeps no meters of the topic");
     }

@@ -116,34 +116,34 @@ class MetricsHttpServerTest {
         PrometheusText metrics = scrape();
 
         Map<String, String> p0 = Map.of("topic", "orders", "partition", "0");
-        assertEquals(3, metrics.value("kafka_log_Log_LogStartOffset", p0));
-        assertEquals(10, metrics.value("kafka_log_Log_LogEndOffset", p0));
-        assertEquals(8, metrics.value("kafka_log_Log_HighWatermark", p0));
-        assertEquals(orders0.size(), metrics.value("kafka_log_Log_Size", p0));
+        assertEquals(3, metrics.value("kafka_log_log_logstartoffset", p0));
+        assertEquals(10, metrics.value("kafka_log_log_logendoffset", p0));
+        assertEquals(8, metrics.value("kafka_log_log_highwatermark", p0));
+        assertEquals(orders0.size(), metrics.value("kafka_log_log_size", p0));
         Map<String, String> p1 = Map.of("topic", "orders", "partition", "1");
-        assertEquals(0, metrics.value("kafka_log_Log_LogStartOffset", p1));
-        assertEquals(2, metrics.value("kafka_log_Log_LogEndOffset", p1));
-        assertEquals(2, metrics.value("kafka_log_Log_HighWatermark", p1));
-        assertEquals(Optional.of("gauge"), metrics.type("kafka_log_Log_LogEndOffset"));
+        assertEquals(0, metrics.value("kafka_log_log_logstartoffset", p1));
+        assertEquals(2, metrics.value("kafka_log_log_logendoffset", p1));
+        assertEquals(2, metrics.value("kafka_log_log_highwatermark", p1));
+        assertEquals(Optional.of("gauge"), metrics.type("kafka_log_log_logendoffset"));
 
-        assertEquals(1, metrics.value("kafka_server_ReplicaManager_UnderReplicatedPartitions"));
-        assertEquals(2, metrics.value("kafka_server_ReplicaManager_LeaderCount"));
-        assertEquals(1, metrics.value("kafka_cluster_Partition_UnderReplicated", p0));
-        assertEquals(0, metrics.value("kafka_cluster_Partition_UnderReplicated", p1));
-        assertEquals(1, metrics.value("kafka_cluster_Partition_InSyncReplicasCount", p0));
-        assertEquals(0, metrics.value("kafka_server_ReplicaFetcherManager_MaxLag", Map.of("clientId", "Replica")));
+        assertEquals(1, metrics.value("kafka_server_replicamanager_underreplicatedpartitions"));
+        assertEquals(2, metrics.value("kafka_server_replicamanager_leadercount"));
+        assertEquals(1, metrics.value("kafka_cluster_partition_underreplicated", p0));
+        assertEquals(0, metrics.value("kafka_cluster_partition_underreplicated", p1));
+        assertEquals(1, metrics.value("kafka_cluster_partition_insyncreplicascount", p0));
+        assertEquals(0, metrics.value("kafka_server_replicafetchermanager_maxlag", Map.of("clientId", "Replica")));
     }
 
     @Test
     void scrapeFollowsTheRegistry() throws Exception {
         lead(UNDER_REPLICATED, List.of(1, 2), List.of(1));
-        assertEquals(1, scrape().value("kafka_server_ReplicaManager_UnderReplicatedPartitions"));
+        assertEquals(1, scrape().value("kafka_server_replicamanager_underreplicatedpartitions"));
 
         lead(UNDER_REPLICATED, List.of(1), List.of(1));
         lead(FULLY_REPLICATED, List.of(1), List.of(1));
         PrometheusText after = scrape();
-        assertEquals(0, after.value("kafka_server_ReplicaManager_UnderReplicatedPartitions"));
-        assertEquals(0, after.value("kafka_log_Log_LogEndOffset", Map.of("topic", "orders", "partition", "1")),
+        assertEquals(0, after.value("kafka_server_replicamanager_underreplicatedpartitions"));
+        assertEquals(0, after.value("kafka_log_log_logendoffset", Map.of("topic", "orders", "partition", "1")),
                 "a log created after the server started is scraped");
     }
 
@@ -151,10 +151,10 @@ class MetricsHttpServerTest {
     void meterIsACounterWithTheTotalSuffix() throws Exception {
         registry.meter("kafka.server:type=BrokerTopicMetrics,name=MessagesInPerSec,topic=orders").mark(6);
         PrometheusText metrics = scrape();
-        assertEquals(6, metrics.value("kafka_server_BrokerTopicMetrics_MessagesInPerSec_total",
+        assertEquals(6, metrics.value("kafka_server_brokertopicmetrics_messagesin_total",
                 Map.of("topic", "orders")));
-        assertEquals(Optional.of("counter"), metrics.type("kafka_server_BrokerTopicMetrics_MessagesInPerSec_total"));
-        assertEquals(0, metrics.value("kafka_server_ReplicaManager_IsrShrinksPerSec_total"));
+        assertEquals(Optional.of("counter"), metrics.type("kafka_server_brokertopicmetrics_messagesin_total"));
+        assertEquals(0, metrics.value("kafka_server_replicamanager_isrshrinks_total"));
     }
 
     @Test
@@ -162,7 +162,7 @@ class MetricsHttpServerTest {
         registry.register("kafka.log:type=Log-Cleaner,name=max buffer%,dir=/data/1", (Gauge<Double>) () -> 0.5);
         registry.register("tideline.jvm.heap-used", (Gauge<Long>) () -> 1024L);
         PrometheusText metrics = scrape();
-        assertEquals(0.5, metrics.value("kafka_log_Log_Cleaner_max_buffer_", Map.of("dir", "/data/1")));
+        assertEquals(0.5, metrics.value("kafka_log_log_cleaner_max_buffer_", Map.of("dir", "/data/1")));
         assertEquals(1024, metrics.value("tideline_jvm_heap_used"));
         for (PrometheusText.Sample sample : metrics.samples()) {
             assertTrue(sample.name().matches("[a-zA-Z_][a-zA-Z0-9_]*"), sample.name());
@@ -176,8 +176,8 @@ class MetricsHttpServerTest {
         });
         lead(UNDER_REPLICATED, List.of(1, 2), List.of(1));
         PrometheusText metrics = scrape();
-        assertEquals(1, metrics.value("kafka_server_ReplicaManager_UnderReplicatedPartitions"));
-        assertFalse(metrics.samples().stream().anyMatch(s -> s.name().startsWith("kafka_server_Broken")));
+        assertEquals(1, metrics.value("kafka_server_replicamanager_underreplicatedpartitions"));
+        assertFalse(metrics.samples().stream().anyMatch(s -> s.name().startsWith("kafka_server_broken")));
     }
 
     @Test

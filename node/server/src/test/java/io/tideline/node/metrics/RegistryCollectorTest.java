@@ -36,7 +36,7 @@ class RegistryCollectorTest {
         MetricSnapshots snapshots = collector.collect();
 
         assertEquals(1, snapshots.size());
-        GaugeSnapshot family = assertInstanceOf(GaugeSnapshot.class, family(snapshots, "kafka_log_Log_LogEndOffset"));
+        GaugeSnapshot family = assertInstanceOf(GaugeSnapshot.class, family(snapshots, "kafka_log_log_logendoffset"));
         assertEquals(50, family.getDataPoints().size());
         for (GaugeSnapshot.GaugeDataPointSnapshot point : family.getDataPoints()) {
             int partition = Integer.parseInt(point.getLabels().get("partition"));
@@ -49,7 +49,7 @@ class RegistryCollectorTest {
         Timer timer = registry.timer("kafka.network:type=RequestMetrics,name=TotalTimeMs,request=Produce");
         timer.update(250, TimeUnit.MILLISECONDS);
         SummarySnapshot summary = assertInstanceOf(SummarySnapshot.class,
-                family(collector.collect(), "kafka_network_RequestMetrics_TotalTimeMs"));
+                family(collector.collect(), "kafka_network_requestmetrics_totaltimems"));
         SummarySnapshot.SummaryDataPointSnapshot point = summary.getDataPoints().get(0);
         assertEquals(Labels.of("request", "Produce"), point.getLabels());
         assertEquals(1, point.getCount());
@@ -58,7 +58,7 @@ class RegistryCollectorTest {
 
     @Test
     void namesThatCollideKeepTheFirstInsteadOfFailingTheScrape() {
-        // Both become kafka_log_Log_Size{topic_x="a"}: a naming mistake must not cost the whole scrape.
+        // Both become kafka_log_log_size{topic_x="a"}: a naming mistake must not cost the whole scrape.
         registry.register("kafka.log:type=Log,name=Size,topic_x=a", (Gauge<Long>) () -> 1L);
         registry.register("kafka.log:type=Log,name=Size,topic-x=a", (Gauge<Long>) () -> 2L);
         // Same family name as a gauge and as a meter's counter.
@@ -68,9 +68,9 @@ class RegistryCollectorTest {
 
         MetricSnapshots snapshots = collector.collect();
 
-        assertEquals(1, family(snapshots, "kafka_log_Log_Size").getDataPoints().size());
-        assertEquals(1, family(snapshots, "kafka_server_X_Y").getDataPoints().size());
-        assertEquals(4.0, ((GaugeSnapshot) family(snapshots, "kafka_server_Other_Fine")).getDataPoints().get(0)
+        assertEquals(1, family(snapshots, "kafka_log_log_size").getDataPoints().size());
+        assertEquals(1, family(snapshots, "kafka_server_x_y").getDataPoints().size());
+        assertEquals(4.0, ((GaugeSnapshot) family(snapshots, "kafka_server_other_fine")).getDataPoints().get(0)
                 .getValue());
     }
 }

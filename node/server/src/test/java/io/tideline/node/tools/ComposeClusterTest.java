@@ -278,8 +278,7 @@ class ComposeClusterTest {
             HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort(node) + "/metrics"))
                     .timeout(Duration.ofSeconds(5)).build();
             String body = http.send(request, HttpResponse.BodyHandlers.ofString()).body();
-            // Case-insensitive: the JMX-style name and the lowercase one of Kafka dashboards name one gauge.
-            Matcher m = Pattern.compile("(?mi)^kafka_server_ReplicaManager_UnderReplicatedPartitions (\\S+)$").matcher(body);
+            Matcher m = Pattern.compile("(?m)^kafka_server_replicamanager_underreplicatedpartitions (\\S+)$").matcher(body);
             assertTrue(m.find(), "node " + node + " exports UnderReplicatedPartitions");
             sum += Double.parseDouble(m.group(1));
         }
