@@ -16,9 +16,9 @@ import io.tideline.common.config.Range;
  *
  * <p>The values are parsed, with the gRPC listener's, by the node's ServerConfig (KafkaListeners there).
  *
- * <p>No Kafka listener by default: the gRPC listener's default already holds Kafka's well-known port 9092, and a
- * node that opened a second, unauthenticated port nobody asked for would surprise an operator. cluster.sh, the
- * compose files and the test cluster set it.
+ * <p>No Kafka listener by default: a node that opened a second, unauthenticated port nobody asked for would surprise
+ * an operator. Kafka's well-known port 9092 is kept free for it (the gRPC listener defaults to 9392), and cluster.sh,
+ * the compose files and the README's hand-run node set it there (docs/kafka-protocol.md, Ports).
  */
 public final class KafkaListenerConfig {
     public static final String KAFKA_LISTENERS_CONFIG = "kafka.listeners";

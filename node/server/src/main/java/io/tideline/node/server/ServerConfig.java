@@ -51,9 +51,10 @@ public final class ServerConfig extends AbstractConfig {
     public static final String FLOW_CONTROL_WINDOW_BYTES_CONFIG = "grpc.flow.control.window.bytes";
 
     private static final ConfigDef CONFIG = KafkaListenerConfig.define(MetricsHttpConfig.define(new ConfigDef()))
-            .define(LISTENERS_CONFIG, STRING, "PLAINTEXT://127.0.0.1:9092", HIGH,
-                    "The listener for clients, admins and replication, NAME://host:port (one listener). An "
-                    + "empty host binds every interface; port 0 picks a free port (tests).")
+            .define(LISTENERS_CONFIG, STRING, "PLAINTEXT://127.0.0.1:9392", HIGH,
+                    "The gRPC listener for Tideline's clients, the tideline CLI and replication, NAME://host:port "
+                    + "(one listener). Kafka's well-known port 9092 is left to kafka.listeners. An empty host binds "
+                    + "every interface; port 0 picks a free port (tests).")
             .define(ADVERTISED_LISTENERS_CONFIG, STRING, null, HIGH,
                     "The address registered with the controller for other brokers and clients to reach this "
                     + "one, NAME://host:port; defaults to listeners (then the host must not be empty).")

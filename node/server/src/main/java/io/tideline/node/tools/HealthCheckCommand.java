@@ -34,8 +34,8 @@ public final class HealthCheckCommand implements Callable<Integer> {
     public static final int EXIT_NOT_SERVING = 1;
     public static final int EXIT_USAGE = 2;
 
-    @Option(names = "--server", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:9092",
-            description = "The node's listener (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--server", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:9392",
+            description = "The node's gRPC listener (default: ${DEFAULT-VALUE}).")
     private String server;
 
     @Option(names = "--service", paramLabel = "NAME", defaultValue = "",
