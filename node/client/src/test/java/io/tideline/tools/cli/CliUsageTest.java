@@ -41,7 +41,7 @@ class CliUsageTest {
     @Test
     void anUnknownSubcommandIsNamedWithTheListOfCommands() {
         String expected = "admin: unknown command 'topicz'; the commands are: topics, delete-records, leader-election, "
-                + "configs, log-dirs, explain-retention, cluster, reassign-partitions, replicas (see --help)";
+                + "configs, log-dirs, explain-retention, cluster, reassign-partitions, replicas, consumer-groups (see --help)";
         Run bare = admin("topicz");
         assertEquals(2, bare.exitCode(), bare.toString());
         assertEquals(expected, bare.line());
