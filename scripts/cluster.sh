@@ -267,12 +267,16 @@ cmd_start() {
 # a timeout it says why on stderr and returns 1 (the caller decides what to stop). The nodes wait for each other
 # (registration needs a quorum leader), so they are waited for together.
 wait_serving() {
-    local i waiting deadline=$((SECONDS + START_TIMEOUT_S))
+    local i pid waiting deadline=$((SECONDS + START_TIMEOUT_S))
     while :; do
         waiting=()
         for i in "$@"; do
             is_serving "$i" && continue
-            if ! live_pid "$i" > /dev/null; then
+            # The pid this start wrote, alive or not: live_pid's command-line check would call a node gone whose
+            # shell has forked but not yet exec'ed the JVM (a loaded machine takes a while), and no other process
+            # can have taken the pid of one this start has just forked.
+            pid="$(cat "$DIR/node-$i.pid" 2>/dev/null || true)"
+            if ! [[ "$pid" =~ ^[0-9]+$ ]] || ! is_alive "$pid"; then
                 echo "cluster.sh: node $i exited during start-up; the end of $DIR/node-$i.log:" >&2
                 tail -n 20 "$DIR/node-$i.log" >&2
                 return 1
