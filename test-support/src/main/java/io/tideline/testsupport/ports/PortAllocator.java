@@ -33,8 +33,6 @@ import java.util.random.RandomGenerator;
  * test cluster keeps its ports across node restarts, so a port is never "returned". Thread-safe.
  */
 final class PortAllocator {
-    private static final int ATTEMPTS_PER_PORT = 1000;
-
     private final int lowest;
     private final int highest;
     private final RandomGenerator random;
@@ -43,6 +41,8 @@ final class PortAllocator {
     private final Set<Integer> handedOut = new HashSet<>();
     /** Held, never released: releasing would let another process take a port this one may still bind. */
     private final List<FileLock> held = new ArrayList<>();
+    /** Where {@link #distinct} looks next, as an offset from {@code lowest}; negative until the first call. */
+    private int cursor = -1;
 
     PortAllocator(Path lockFile, int lowest, int highest, RandomGenerator random) {
         if (lowest < 1 || highest > 65_535 || lowest > highest) {
@@ -64,17 +64,26 @@ final class PortAllocator {
         }
     }
 
-    /** {@code n} distinct ports free on {@code address}. */
+    /**
+     * {@code n} distinct ports free on {@code address}. Single ports are taken in order from a cursor that starts
+     * at a random port, so the ports a long test run hands out stay packed together and leave wide free stretches
+     * for {@link #base}, whose ranges at a script's fixed offsets need many free ports at once.
+     */
     synchronized int[] distinct(InetAddress address, int n) {
         requireLoopback(address);
+        int size = highest - lowest + 1;
+        if (cursor < 0) {
+            cursor = random.nextInt(size);
+        }
         int[] ports = new int[n];
         int found = 0;
-        for (int attempt = 0; found < n; attempt++) {
-            if (attempt > ATTEMPTS_PER_PORT * n) {
+        for (int scanned = 0; found < n; scanned++) {
+            if (scanned >= size) {
                 throw new IllegalStateException("no " + n + " free ports on " + address.getHostAddress() + " in ["
                         + lowest + ", " + highest + "]");
             }
-            int candidate = lowest + random.nextInt(highest - lowest + 1);
+            int candidate = lowest + cursor;
+            cursor = (cursor + 1) % size;
             if (claim(address, candidate)) {
                 ports[found++] = candidate;
             }
@@ -94,10 +103,14 @@ final class PortAllocator {
             span = Math.max(span, offset + n);
         }
         if (n < 1 || highest - lowest < span) {
-            throw new IllegalArgumentException("ranges of " + n + " at offsets " + Arrays.toString(group) + " do not fit");
+            throw new IllegalArgumentException("ranges of " + n + " at offsets " + Arrays.toString(group)
+                    + " do not fit in [" + lowest + ", " + highest + "]");
         }
-        for (int attempt = 0; attempt < ATTEMPTS_PER_PORT; attempt++) {
-            int base = lowest - 1 + random.nextInt(highest - lowest + 1 - span + 1);
+        // Every base is tried once, from a random one on: a base is refused only when none fits.
+        int bases = highest - lowest + 1 - span + 1;
+        int start = random.nextInt(bases);
+        for (int tried = 0; tried < bases; tried++) {
+            int base = lowest - 1 + (start + tried) % bases;
             int[] ports = new int[group.length * n];
             int i = 0;
             for (int offset : group) {

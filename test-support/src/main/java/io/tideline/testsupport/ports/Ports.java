@@ -66,7 +66,9 @@ public final class Ports {
     /** The first port of net.ipv4.ip_local_port_range; 32768 where it cannot be read. */
     public static int ephemeralLow() {
         try {
-            String[] range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim().split("\\s+");
+            // Read by lines: on JDK 17, Files.readString of this sysctl file returns its first byte only.
+            String[] range = Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).get(0).trim()
+                    .split("\\s+");
             return Math.max(LOWEST + 1000, Integer.parseInt(range[0]));
         } catch (IOException | RuntimeException e) {
             return 32_768;

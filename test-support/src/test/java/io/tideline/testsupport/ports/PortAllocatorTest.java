@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -89,6 +90,25 @@ class PortAllocatorTest {
             }
         }
         assertTrue(base + 1 >= Ports.LOWEST && base + 203 < Ports.ephemeralLow());
+    }
+
+    @Test
+    void theRangeEndsWhereTheKernelsEphemeralRangeBegins() throws IOException {
+        String first = Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).get(0).trim().split("\\s+")[0];
+        assertEquals(Math.max(Ports.LOWEST + 1000, Integer.parseInt(first)), Ports.ephemeralLow());
+    }
+
+    @Test
+    void manySinglePortsLeaveRoomForRangesAtOffsets() {
+        // Half of a 1,000-port range handed out one by one, as a long test run does, must still leave a base whose
+        // four ranges of four are all free: the free half is at most split in two, and a span of 154 fits either.
+        int base = Ports.base(1000);
+        PortAllocator allocator = new PortAllocator(dir.resolve("ports.lock"), base + 1, base + 1000, new Random(7));
+        for (int i = 0; i < 500; i++) {
+            allocator.distinct(loopback(), 1);
+        }
+        int found = allocator.base(loopback(), 4, 0, 50, 100, 150);
+        assertTrue(found >= base && found + 154 <= base + 1000, "base " + found);
     }
 
     @Test
