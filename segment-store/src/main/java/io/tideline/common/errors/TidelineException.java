@@ -1,8 +1,8 @@
 package io.tideline.common.errors;
 
 /**
- * An internal failure that carries the error code it becomes at the boundary. The single place that
- * turns exceptions into wire errors reads {@link #error()}; anything else becomes
+ * An internal failure that carries the error code it becomes at the boundary. Where an exception turns into a
+ * wire error, {@link #errorOf} reads {@link #error()}; any other exception becomes
  * {@link Errors#UNKNOWN_SERVER_ERROR}.
  */
 public class TidelineException extends RuntimeException {

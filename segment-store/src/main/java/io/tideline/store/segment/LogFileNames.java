@@ -3,8 +3,9 @@ package io.tideline.store.segment;
 import java.nio.file.Path;
 
 /**
- * Every file name the store writes, in one place. Segment files are named by their base offset
- * zero-padded to 20 digits so that {@code ls} sorts them in offset order, as in Kafka.
+ * The names of a partition directory's files and of a log dir's checkpoints (meta.properties, the .lock file and
+ * producer .snapshot files are named by MetaProperties, LogDirLock and ProducerSnapshotFile). Segment files are
+ * named by their base offset zero-padded to 20 digits so that {@code ls} sorts them in offset order, as in Kafka.
  */
 public final class LogFileNames {
     public static final String LOG_SUFFIX = ".log";

@@ -424,7 +424,7 @@ public final class LogSegment implements AutoCloseable {
             }
             // An index that fills up during a rebuild stays sparse at its end: lookups scan a little
             // further, which is correct, whereas the segment's data may have been indexed at another
-            // cadence before (a reopened segment restarts its count) and need more entries than fit.
+            // cadence before (the topic's index.interval.bytes may have changed since) and need more entries than fit.
             if (validBytes - lastIndexEntry > indexIntervalBytes && !offsetIndex.isFull()) {
                 offsetIndex.append(batch.lastOffset(), validBytes);
                 if (!timeIndex.isFull()) {

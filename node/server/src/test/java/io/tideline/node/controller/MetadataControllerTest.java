@@ -359,8 +359,8 @@ class MetadataControllerTest {
                         .addAssignments(ReplicaAssignment.newBuilder().setPartition(0).addReplicas(0)))));
         h.reassign("t", 0, List.of(0, 1));
         assertEquals(List.of(1), h.partition("t", 0).getAddingReplicasList());
-        // 1 may already hold data, or be all the ISR has (a quorum property run found that): it stays a
-        // replica, as one being removed, until the new target is in sync.
+        // 1 may already hold data, or be all the ISR has: the new target is taken from the current replicas
+        // (docs/behaviours.md B65), so 1 stays a replica, as one being removed, until the new target is in sync.
         assertEquals(Errors.NONE.code(), ControllerHarness.itemError(h.reassign("t", 0, List.of(0, 2)).response()));
         PartitionRecord replaced = h.partition("t", 0);
         assertEquals(List.of(0, 1, 2), replaced.getReplicasList());

@@ -42,7 +42,8 @@ class CrashedLeaderTest {
 
     @Test
     void aCrashedLeaderWithACallInFlightLeavesItsPartitionToTheOthers() throws Exception {
-        // A lag time well under the old 5 s wait, so that a leader still alive in it would shrink its ISR.
+        // A lag time well under the 5 s a graceful stop waits for calls in flight: a crashed leader alive that long
+        // would shrink its ISR.
         ExecutorService async = Executors.newSingleThreadExecutor();
         try (NodeTestCluster cluster = new NodeTestCluster(dir, 3, Map.of("replica.lag.time.max.ms", 500)).startAll();
              TidelineAdmin admin = new TidelineAdmin(E2e.clientConfig(cluster, Map.of()))) {
