@@ -16,14 +16,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Produce calls of one client connection are handled one at a time, in the order gRPC delivers them; every other
- * call runs on the request handler pool as before.
+ * call runs on the request handler pool.
  *
  * <p>Why: the idempotent producer keeps up to max.in.flight.requests.per.connection Produce requests of a
  * partition in flight, in sequence order, and the leader refuses a batch whose sequence does not follow the
  * last one it wrote (OUT_OF_ORDER_SEQUENCE_NUMBER; the producer then retries it). gRPC hands each call to the
- * pool on its own, so pipelined calls reached the append in any order: measured with `tideline perf produce`
- * (five in flight, one partition, acks=all), a quarter of the Produce requests were refused and retried, and the
- * rate fell from 16,600 to 1,100 records/s (docs/performance.md). Kafka's broker keeps the order by reading a
+ * pool on its own, so pipelined calls would reach the append in any order: without this ordering, `tideline perf
+ * produce` (five in flight, one partition, acks=all) has a quarter of its Produce requests refused and retried, and
+ * the rate falls from 16,600 to 1,100 records/s (docs/performance.md). Kafka's broker keeps the order by reading a
  * connection's next request only after answering the last. Here only the handler's own work (checks and the
  * append) is serialized, not the answer, which for acks=all waits for the followers.
  *

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The gRPC listener's first-byte look ({@link KafkaClientSniffer}, {@link TcpRelay}) on a real gRPC server: gRPC
- * calls are served as before, a connection that opens with a Kafka size field is relayed byte for byte to the
+ * calls are served unchanged, a connection that opens with a Kafka size field is relayed byte for byte to the
  * Kafka listener's address, and without one it is closed (docs/behaviours.md B231).
  */
 class KafkaClientSnifferTest {

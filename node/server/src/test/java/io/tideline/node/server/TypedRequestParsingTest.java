@@ -44,7 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Bytes that are not a gRPC method's request message end the call with INVALID_ARGUMENT before any handler runs,
- * without grpc-java's SEVERE stack trace (docs/behaviours.md B164); a real message is served as before.
+ * without grpc-java's SEVERE stack trace (docs/behaviours.md B164); a real message is served normally.
  */
 class TypedRequestParsingTest {
     /** A field 1 of wire type 7, which no protobuf message can hold. */
