@@ -145,7 +145,7 @@ final class FuzzValues {
     }
 
     /**
-     * One of {@link #BATCHES}: compressing a fresh batch for each of a Produce's thousands of partitions took
+     * One of {@link #BATCHES}: compressing a fresh batch for each of a Produce's thousands of partitions takes
      * seconds per request (zstd and gzip set up a context each time), so batches are built once per JVM.
      */
     byte[] validBatch() {
