@@ -3,7 +3,7 @@ package io.tideline.cluster.harness;
 import io.tideline.cluster.proxy.LinkProxy;
 import io.tideline.cluster.proxy.Network;
 import io.tideline.common.time.Time;
-import io.tideline.node.server.ServerConfig;
+import io.tideline.node.server.NodeTestCluster;
 import io.tideline.node.server.TidelineNode;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -17,18 +17,14 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.SortedMap;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
- * N complete {@link TidelineNode}s (broker and controller each) in one JVM on loopback, with a {@link LinkProxy}
- * on every directed link between two of them and between the clients and each broker, all in {@link #network()}:
+ * The in-JVM cluster of {@link NodeTestCluster} (N complete {@link TidelineNode}s, broker and controller each, on
+ * loopback) with a {@link LinkProxy} on every directed link between two of them and between the clients and each
+ * broker, all in {@link #network()}:
  * <ul>
  * <li>{@code "client->N"}: the clients' link to broker N. Node N advertises this proxy's address
  *     ({@code advertised.listeners}), so {@link #bootstrapServers()} and every broker address a client learns
@@ -53,38 +49,28 @@ import java.util.stream.Collectors;
  * once, together, at construction), its data directories, the injected {@link Time} (with the node's skew, see
  * {@link #skewClock}), its channel factory and
  * so the proxies (a restarted node is still behind the same links, in whatever state they were left).
+ *
+ * <p>The nodes run without a Kafka listener, which would be a way around the proxies, and with the broker's
+ * default replica.lag.time.max.ms, which the scenarios' timings assume where they do not set it.
  */
-public final class ClusterHarness implements AutoCloseable {
+public final class ClusterHarness extends NodeTestCluster {
     private static final String REPLICATION = " replication";
     private static final String RAFT = " raft";
 
-    private final Time time;
-    private final NodeConfigs configs;
-    private final SortedMap<Integer, Integer> clientPorts = new TreeMap<>();
-    private final Map<Integer, TidelineNode> running = new ConcurrentHashMap<>();
-    private final Map<Integer, TidelineNode.ChannelFactory> channelFactories = new HashMap<>();
     private final Map<Integer, SkewedClock> clocks = new HashMap<>();
     private final Network network = new Network();
     private final Set<Integer> paused = ConcurrentHashMap.newKeySet();
 
     private ClusterHarness(Path root, int size, Map<String, ?> overrides, Time time) throws IOException {
-        if (size < 1) {
-            throw new IllegalArgumentException("a cluster needs at least one node: " + size);
-        }
-        this.time = Objects.requireNonNull(time, "time");
-        SortedMap<Integer, Integer> quorumPorts = new TreeMap<>();
-        int[] ports = io.tideline.testsupport.ports.Ports.distinct(2 * size);
-        for (int id = 1; id <= size; id++) {
-            quorumPorts.put(id, ports[2 * (id - 1)]);
-            clientPorts.put(id, ports[2 * (id - 1) + 1]);
-        }
+        super(root, size, overrides);
+        withTime(Objects.requireNonNull(time, "time"));
         try {
-            for (int to = 1; to <= size; to++) {
-                network.add(clientLink(to), loopback(clientPorts.get(to)));
-                for (int from = 1; from <= size; from++) {
+            for (int to : nodeIds()) {
+                network.add(clientLink(to), loopback(clientPort(to)));
+                for (int from : nodeIds()) {
                     if (from != to) {
-                        network.add(replicationLink(from, to), loopback(clientPorts.get(to)));
-                        network.add(raftLink(from, to), loopback(quorumPorts.get(to)));
+                        network.add(replicationLink(from, to), loopback(clientPort(to)));
+                        network.add(raftLink(from, to), loopback(quorumPort(to)));
                     }
                 }
             }
@@ -92,13 +78,10 @@ public final class ClusterHarness implements AutoCloseable {
             network.close();
             throw e;
         }
-        for (int id = 1; id <= size; id++) {
-            channelFactories.put(id, proxiedChannels(id));
+        for (int id : nodeIds()) {
+            withChannelFactory(id, proxiedChannels(id));
             clocks.put(id, new SkewedClock(time));
         }
-        this.configs = new NodeConfigs(root, quorumPorts, clientPorts,
-                (from, to) -> network.link(raftLink(from, to)).port(), id -> network.link(clientLink(id)).port(),
-                overrides);
     }
 
     private static InetSocketAddress loopback(int port) {
@@ -146,7 +129,7 @@ public final class ClusterHarness implements AutoCloseable {
      */
     private TidelineNode.ChannelFactory proxiedChannels(int self) {
         return (brokerId, host, port) -> {
-            if (brokerId == self || !clientPorts.containsKey(brokerId)) {
+            if (brokerId == self || !nodeIds().contains(brokerId)) {
                 return TidelineNode.ChannelFactory.PLAINTEXT.open(brokerId, host, port);
             }
             return TidelineNode.ChannelFactory.PLAINTEXT.open(brokerId, "127.0.0.1",
@@ -154,27 +137,27 @@ public final class ClusterHarness implements AutoCloseable {
         };
     }
 
-    private void startAll() throws Exception {
-        startTogether(List.copyOf(clientPorts.keySet()));
+    /**
+     * Node {@code id}'s {@code controller.quorum.voters} names itself at its Raft port (where its Raft server binds)
+     * and every other voter j at the port of its own proxy {@code "id->j raft"}; it advertises its client proxy
+     * ({@code advertised.listeners}), so every address a client learns from metadata is proxied.
+     */
+    @Override
+    protected Map<String, Object> properties(int id) {
+        Map<String, Object> props = super.properties(id);
+        props.put("controller.quorum.voters", nodeIds().stream()
+                .map(v -> v + "@127.0.0.1:" + (v == id ? quorumPort(v) : raftProxy(id, v).port()))
+                .collect(Collectors.joining(",")));
+        props.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + clientProxy(id).port());
+        props.remove("kafka.listeners");
+        props.remove("replica.lag.time.max.ms");
+        return props;
     }
 
-    private void startTogether(List<Integer> ids) throws Exception {
-        ExecutorService starter = Executors.newFixedThreadPool(ids.size());
-        try {
-            Map<Integer, Future<TidelineNode>> starting = new TreeMap<>();
-            for (int id : ids) {
-                starting.put(id, starter.submit(() -> startNode(id)));
-            }
-            for (Map.Entry<Integer, Future<TidelineNode>> e : starting.entrySet()) {
-                running.put(e.getKey(), e.getValue().get(150, TimeUnit.SECONDS));
-            }
-        } finally {
-            starter.shutdownNow();
-        }
-    }
-
-    private TidelineNode startNode(int id) throws IOException, InterruptedException {
-        return TidelineNode.start(configs.config(id), clocks.get(id), channelFactories.get(id));
+    /** Node {@code id}'s clock: the cluster's with the node's skew ({@link #skewClock}). */
+    @Override
+    protected Time clock(int id) {
+        return clocks.get(id);
     }
 
     public Network network() {
@@ -186,45 +169,13 @@ public final class ClusterHarness implements AutoCloseable {
         return network.link(replicationLink(follower, leader));
     }
 
-    public Time time() {
-        return time;
-    }
-
-    public List<Integer> nodeIds() {
-        return new ArrayList<>(clientPorts.keySet());
-    }
-
-    public TidelineNode node(int id) {
-        TidelineNode n = running.get(id);
-        if (n == null) {
-            throw new IllegalStateException("node " + id + " is not running");
-        }
-        return n;
-    }
-
-    public boolean isRunning(int id) {
-        return running.containsKey(id);
-    }
-
-    public ServerConfig config(int id) {
-        return configs.config(id);
-    }
-
-    public Path dataDir(int id) {
-        return configs.dataDir(id);
-    }
-
-    /** Node {@code id}'s own listener port, behind {@code "client->id"}: a connection here bypasses every proxy. */
-    public int clientPort(int id) {
-        return clientPorts.get(id);
-    }
-
     /** The address of every node's client proxy ({@code "client->N"}), "127.0.0.1:p1,127.0.0.1:p2,...". */
+    @Override
     public String bootstrapServers() {
-        return clientPorts.keySet().stream().map(id -> clientProxy(id).address()).collect(Collectors.joining(","));
+        return nodeIds().stream().map(id -> clientProxy(id).address()).collect(Collectors.joining(","));
     }
 
-    /** The proxy on the clients' link to broker {@code broker}. */
+    /** The proxy on the clients' link to broker {@code broker}; {@link #clientPort} bypasses it. */
     public LinkProxy clientProxy(int broker) {
         return network.link(clientLink(broker));
     }
@@ -232,6 +183,18 @@ public final class ClusterHarness implements AutoCloseable {
     /** The proxy on what node {@code from} sends to voter {@code to}. */
     public LinkProxy raftProxy(int from, int to) {
         return network.link(raftLink(from, to));
+    }
+
+    /** None: the nodes have no Kafka listener (see the class comment). */
+    @Override
+    public int kafkaPort(int id) {
+        throw new UnsupportedOperationException("the harness's nodes have no Kafka listener");
+    }
+
+    /** None: the nodes have no Kafka listener (see the class comment). */
+    @Override
+    public String kafkaBootstrapServers() {
+        throw new UnsupportedOperationException("the harness's nodes have no Kafka listener");
     }
 
     /**
@@ -245,7 +208,7 @@ public final class ClusterHarness implements AutoCloseable {
         if (wanted.contains(LinkKind.CLIENT)) {
             names.add(clientLink(id));
         }
-        for (int other : clientPorts.keySet()) {
+        for (int other : nodeIds()) {
             if (other == id) {
                 continue;
             }
@@ -312,57 +275,6 @@ public final class ClusterHarness implements AutoCloseable {
         return paused.contains(id);
     }
 
-    private void requireNode(int id) {
-        if (!clientPorts.containsKey(id)) {
-            throw new IllegalArgumentException("no node " + id + " in this cluster");
-        }
-    }
-
-    /** The orderly stop (SIGTERM): controlled shutdown, logs flushed and closed cleanly. */
-    public void stop(int id) {
-        TidelineNode n = running.remove(id);
-        if (n != null) {
-            n.close();
-        }
-    }
-
-    /**
-     * A crash, as kill -9 in one JVM: no controlled shutdown (the controller learns of it when the broker's
-     * session times out) and the logs are released without flushing, checkpoints or the clean-shutdown marker.
-     */
-    public void kill(int id) {
-        TidelineNode n = running.remove(id);
-        if (n != null) {
-            n.crash();
-        }
-    }
-
-    /** Starts a stopped or killed node again over the same directories and ports, clock and proxies. */
-    public TidelineNode restart(int id) throws IOException, InterruptedException {
-        requireNode(id);
-        if (running.containsKey(id)) {
-            throw new IllegalStateException("node " + id + " is running");
-        }
-        TidelineNode n = startNode(id);
-        running.put(id, n);
-        return n;
-    }
-
-    /**
-     * Starts several stopped or killed nodes again at once and returns when every one serves: nodes that
-     * together hold the quorum's majority cannot start one after the other, since each waits for a quorum
-     * leader to register with.
-     */
-    public void restartTogether(List<Integer> ids) throws Exception {
-        for (int id : ids) {
-            requireNode(id);
-            if (running.containsKey(id)) {
-                throw new IllegalStateException("node " + id + " is running");
-            }
-        }
-        startTogether(ids);
-    }
-
     /**
      * Sets node {@code id}'s wall clock {@code offset} ahead of the cluster's (behind when negative; zero puts it
      * right). The offset belongs to the node's seat, so it survives a restart of the node.
@@ -379,22 +291,13 @@ public final class ClusterHarness implements AutoCloseable {
 
     /** A readable text of every node's image, replicas, log bounds and fetcher state, and of the links. */
     public String dumpState() {
-        return ClusterStateDump.render(Map.copyOf(running), clientPorts.keySet(), network.toString());
+        return ClusterStateDump.render(running().stream().collect(Collectors.toMap(TidelineNode::nodeId, Function.identity())),
+                nodeIds(), network.toString());
     }
 
     @Override
     public void close() {
-        List<TidelineNode> all = new ArrayList<>(running.values());
-        running.clear();
-        // Teardown, not a test of shutdown: the quorum goes away with the nodes, so a controlled shutdown
-        // of the last ones would only wait for its timeout.
-        all.parallelStream().forEach(n -> {
-            try {
-                n.closeSkippingControlledShutdown();
-            } catch (RuntimeException e) {
-                // keep closing the others
-            }
-        });
+        super.close();
         network.close();
     }
 
@@ -404,9 +307,10 @@ public final class ClusterHarness implements AutoCloseable {
      * has not noticed it was deposed), so a test that kills "the controller" kills the one the cluster follows.
      */
     public Optional<Integer> activeController() {
-        Optional<Integer> leader = running.values().stream().filter(n -> n.quorum().map(q -> q.isLeader()).orElse(false))
+        List<TidelineNode> running = running();
+        Optional<Integer> leader = running.stream().filter(n -> n.quorum().map(q -> q.isLeader()).orElse(false))
                 .map(TidelineNode::nodeId).findFirst();
-        boolean agreed = leader.isPresent() && running.values().stream()
+        boolean agreed = leader.isPresent() && running.stream()
                 .allMatch(n -> n.quorum().flatMap(q -> q.leaderId()).equals(leader));
         return agreed ? leader : Optional.empty();
     }

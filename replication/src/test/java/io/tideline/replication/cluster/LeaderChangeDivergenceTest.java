@@ -1,6 +1,6 @@
 package io.tideline.replication.cluster;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static io.tideline.replication.cluster.ReplicaAssertions.assertReplicasIdentical;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -19,8 +19,6 @@ import io.tideline.store.checkpoint.EpochEntry;
 import io.tideline.store.log.Log;
 import io.tideline.store.record.MemoryRecords;
 import io.tideline.store.record.RecordBatchBuilder;
-import io.tideline.store.segment.LogFileNames;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -100,7 +98,7 @@ class LeaderChangeDivergenceTest {
         assertEquals(10, result.baseOffset());
         awaitAll(b -> b.log(TP).highWatermark() == 15 && b.log(TP).logEndOffset() == 15);
 
-        assertReplicasIdentical(List.of(new EpochEntry(0, 0), new EpochEntry(1, 10)));
+        assertReplicasIdentical(cluster, TP, List.of(new EpochEntry(0, 0), new EpochEntry(1, 10)));
         List<String> expected = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             expected.add("committed-" + i);
@@ -140,7 +138,7 @@ class LeaderChangeDivergenceTest {
         awaitAll(b -> b.log(TP).logEndOffset() == 9 && b.log(TP).highWatermark() == 9);
         await(() -> cluster.controller.state(TP).isr().contains(1));
 
-        assertReplicasIdentical(List.of(new EpochEntry(0, 0), new EpochEntry(1, 6)));
+        assertReplicasIdentical(cluster, TP, List.of(new EpochEntry(0, 0), new EpochEntry(1, 6)));
         assertTrue(LogContents.values(log(1)).stream().noneMatch(v -> v.startsWith("divergent-")));
         assertEquals(9, LogContents.values(log(1)).size());
     }
@@ -168,7 +166,7 @@ class LeaderChangeDivergenceTest {
         ProduceResult result = produceBatch("new-", 10, 5, -1).get(10, TimeUnit.SECONDS).get(TP);
         assertEquals(Errors.NONE, result.error(), result.message());
         awaitAll(b -> b.log(TP).logEndOffset() == 15 && b.log(TP).highWatermark() == 15);
-        assertReplicasIdentical(List.of(new EpochEntry(0, 10)));
+        assertReplicasIdentical(cluster, TP, List.of(new EpochEntry(0, 10)));
         assertTrue(LogContents.values(log(3)).stream().noneMatch(v -> v.startsWith("unreplicated-")));
     }
 
@@ -260,22 +258,6 @@ class LeaderChangeDivergenceTest {
             builder.append(time.milliseconds(), "k", prefix + (baseOffset + i));
         }
         return MemoryRecords.of(builder.build());
-    }
-
-    private void assertReplicasIdentical(List<EpochEntry> expectedEpochs) throws Exception {
-        Log reference = log(cluster.leader(TP).id);
-        byte[] referenceBytes = LogContents.batchBytes(reference);
-        byte[] referenceCheckpoint = Files.readAllBytes(reference.dir().resolve(LogFileNames.LEADER_EPOCH_CHECKPOINT));
-        for (TestBroker broker : cluster.brokers()) {
-            Log log = broker.log(TP);
-            assertEquals(reference.logStartOffset(), log.logStartOffset(), "log start offset of broker " + broker.id);
-            assertEquals(reference.logEndOffset(), log.logEndOffset(), "log end offset of broker " + broker.id);
-            assertArrayEquals(referenceBytes, LogContents.batchBytes(log), "batch bytes of broker " + broker.id);
-            assertEquals(expectedEpochs, log.leaderEpochEntries(), "leader epochs of broker " + broker.id);
-            assertArrayEquals(referenceCheckpoint,
-                    Files.readAllBytes(log.dir().resolve(LogFileNames.LEADER_EPOCH_CHECKPOINT)),
-                    "leader-epoch-checkpoint of broker " + broker.id);
-        }
     }
 
     private Log log(int brokerId) {

@@ -1,6 +1,6 @@
 package io.tideline.replication.cluster;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static io.tideline.replication.cluster.ReplicaAssertions.assertReplicasIdentical;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -15,8 +15,6 @@ import io.tideline.replication.server.PartitionSettings;
 import io.tideline.replication.server.ProduceResult;
 import io.tideline.store.checkpoint.EpochEntry;
 import io.tideline.store.log.Log;
-import io.tideline.store.segment.LogFileNames;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -102,7 +100,7 @@ class NewLeaderEpochTest {
         assertEquals(Errors.NONE, result.error(), result.message());
         assertEquals(end, result.baseOffset());
         awaitAll(b -> b.log(TP).logEndOffset() == end + 1 && b.log(TP).highWatermark() == end + 1);
-        assertReplicasIdentical(List.of(new EpochEntry(0, 0), new EpochEntry(3, end)));
+        assertReplicasIdentical(cluster, TP, List.of(new EpochEntry(0, 0), new EpochEntry(3, end)));
         List<String> expected = new ArrayList<>();
         for (int i = 0; i < COMMITTED; i++) {
             expected.add("committed-" + i);
@@ -201,21 +199,6 @@ class NewLeaderEpochTest {
             time.advance(FETCH_WAIT_MS + 1);
             return broker.refusedFetches(leader) > refusedBefore;
         });
-    }
-
-    private void assertReplicasIdentical(List<EpochEntry> expectedEpochs) throws Exception {
-        Log reference = log(cluster.leader(TP).id);
-        byte[] referenceBytes = LogContents.batchBytes(reference);
-        byte[] referenceCheckpoint = Files.readAllBytes(reference.dir().resolve(LogFileNames.LEADER_EPOCH_CHECKPOINT));
-        for (TestBroker broker : cluster.brokers()) {
-            Log log = broker.log(TP);
-            assertEquals(reference.logEndOffset(), log.logEndOffset(), "log end offset of broker " + broker.id);
-            assertArrayEquals(referenceBytes, LogContents.batchBytes(log), "batch bytes of broker " + broker.id);
-            assertEquals(expectedEpochs, log.leaderEpochEntries(), "leader epochs of broker " + broker.id);
-            assertArrayEquals(referenceCheckpoint,
-                    Files.readAllBytes(log.dir().resolve(LogFileNames.LEADER_EPOCH_CHECKPOINT)),
-                    "leader-epoch-checkpoint of broker " + broker.id);
-        }
     }
 
     private Log log(int brokerId) {

@@ -25,9 +25,9 @@ import java.util.random.RandomGenerator;
  * however it dies), and a probe socket bound it on the address. The probe is closed before the port is
  * returned, since the caller (Ratis, gRPC, a script) binds it by number; the gap between that close and the
  * caller's bind is what the rest guards: no other allocator user takes the port, and no kernel-chosen port
- * lands on it, because the range lies below the ephemeral range (the cluster's own outgoing connections took
- * probed ports there). Only a process that binds fixed ports of this range without the allocator can still
- * win the gap.
+ * lands on it, because the range lies below the ephemeral range (where the cluster's own outgoing connections
+ * take their ports). Only a process that binds fixed ports of this range without the allocator can still win
+ * the gap.
  *
  * <p>Locks and the handed-out set are kept for the allocator's life (the process's, for {@link Ports}): a
  * test cluster keeps its ports across node restarts, so a port is never "returned". Thread-safe.

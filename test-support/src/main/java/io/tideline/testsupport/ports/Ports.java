@@ -13,7 +13,7 @@ import java.util.Random;
  * nothing listens on. A port handed out here is:
  * <ul>
  *   <li>below the kernel's ephemeral range ({@link #ephemeralLow}), so no outgoing connection takes it between
- *       the probe and the bind (the cluster's own connections did, when ports were probed inside that range);
+ *       the probe and the bind (the cluster's own connections take ports of that range all the time);
  *   <li>distinct within a call and never handed out twice in this JVM, so two clusters of one JVM never race for
  *       one (Ratis exits the JVM when its bind fails);
  *   <li>reserved against every other JVM on this machine that allocates here (the file lock of

@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -23,19 +24,23 @@ import java.util.stream.Collectors;
 
 /**
  * N full nodes (broker + controller each) in one JVM on loopback ports, each with its own data
- * directories under {@code root}. Nodes start together (registration needs a quorum leader, so one node
- * alone would wait for the others), can be stopped cleanly (the SIGTERM path), killed without a clean
- * shutdown of their logs, and restarted over the same directories.
+ * directories under {@code root}: the one in-JVM cluster of the multi-node tests. Nodes start together
+ * (registration needs a quorum leader, so one node alone would wait for the others), can be stopped cleanly
+ * (the SIGTERM path), killed without a clean shutdown of their logs, and restarted over the same directories.
  *
  * <p>Seams: {@link #withTime} (one clock for every node) and {@link #withChannelFactory} (a node's broker-to-broker
  * channels, e.g. to put a proxy on its replication links). What a node keeps across {@link #kill}/{@link #stop} and
  * {@link #restart}: its ports (allocated once, at construction), directories, overrides, clock and channel factory.
+ *
+ * <p>A subclass that puts something between the nodes (cluster-tests' {@code ClusterHarness}, with a proxy on every
+ * link) changes a node's server properties in {@link #properties} and its clock in {@link #clock}; the overrides
+ * still apply over what it sets.
  */
-public final class NodeTestCluster implements AutoCloseable {
+public class NodeTestCluster implements AutoCloseable {
     private final Path root;
-    private final Map<Integer, Integer> quorumPorts = new TreeMap<>();
-    private final Map<Integer, Integer> clientPorts = new TreeMap<>();
-    private final Map<Integer, Integer> kafkaPorts = new TreeMap<>();
+    private final SortedMap<Integer, Integer> quorumPorts = new TreeMap<>();
+    private final SortedMap<Integer, Integer> clientPorts = new TreeMap<>();
+    private final SortedMap<Integer, Integer> kafkaPorts = new TreeMap<>();
     private final Map<Integer, TidelineNode> nodes = new ConcurrentHashMap<>();
     private final Map<String, Object> overrides;
     private final List<ManagedChannel> channels = new ArrayList<>();
@@ -44,6 +49,9 @@ public final class NodeTestCluster implements AutoCloseable {
     private volatile Time time = Time.SYSTEM;
 
     public NodeTestCluster(Path root, int size, Map<String, ?> overrides) {
+        if (size < 1) {
+            throw new IllegalArgumentException("a cluster needs at least one node: " + size);
+        }
         this.root = root;
         this.overrides = new HashMap<>(overrides);
         int[] ports = Ports.distinct(3 * size);
@@ -74,10 +82,15 @@ public final class NodeTestCluster implements AutoCloseable {
 
     /** Starts every node (in parallel) and waits until all serve. */
     public NodeTestCluster startAll() throws Exception {
-        ExecutorService starter = Executors.newFixedThreadPool(quorumPorts.size());
+        startTogether(nodeIds());
+        return this;
+    }
+
+    private void startTogether(List<Integer> ids) throws Exception {
+        ExecutorService starter = Executors.newFixedThreadPool(ids.size());
         try {
             Map<Integer, Future<TidelineNode>> starting = new TreeMap<>();
-            for (int id : quorumPorts.keySet()) {
+            for (int id : ids) {
                 starting.put(id, starter.submit(() -> startNode(id)));
             }
             for (Map.Entry<Integer, Future<TidelineNode>> e : starting.entrySet()) {
@@ -86,16 +99,38 @@ public final class NodeTestCluster implements AutoCloseable {
         } finally {
             starter.shutdownNow();
         }
-        return this;
     }
 
     /** Every start of a node, the first and each restart, goes through here: same config, clock and channels. */
     private TidelineNode startNode(int id) throws IOException, InterruptedException {
-        return TidelineNode.start(config(id), time,
+        return TidelineNode.start(config(id), clock(id),
                 channelFactories.getOrDefault(id, TidelineNode.ChannelFactory.PLAINTEXT));
     }
 
+    /** Node {@code id}'s clock: the cluster's ({@link #time()}) unless a subclass gives each node its own. */
+    protected Time clock(int id) {
+        return time;
+    }
+
+    /** The clock set by {@link #withTime}; {@link Time#SYSTEM} unless set. */
+    public Time time() {
+        return time;
+    }
+
+    /** Node {@code id}'s server properties: its own overrides over the cluster's over {@link #properties}. */
     public ServerConfig config(int id) {
+        Map<String, Object> props = properties(id);
+        props.putAll(overrides);
+        props.putAll(nodeOverrides.getOrDefault(id, Map.of()));
+        return ServerConfig.fromMap(props);
+    }
+
+    /**
+     * The harness's own server properties of node {@code id}, under the overrides: broker and controller in one, on
+     * its fixed loopback ports (so a restart binds the same ones), data under {@link #dataDir}, with the timings of
+     * a test cluster (fast heartbeats and fetch backoff, a short session). A mutable map a subclass may change.
+     */
+    protected Map<String, Object> properties(int id) {
         Map<String, Object> props = new HashMap<>();
         props.put("node.id", id);
         props.put("process.roles", "broker,controller");
@@ -103,8 +138,8 @@ public final class NodeTestCluster implements AutoCloseable {
                 .map(e -> e.getKey() + "@127.0.0.1:" + e.getValue()).collect(Collectors.joining(",")));
         props.put("listeners", "PLAINTEXT://127.0.0.1:" + clientPorts.get(id));
         props.put("kafka.listeners", "PLAINTEXT://127.0.0.1:" + kafkaPorts.get(id));
-        props.put("log.dirs", root.resolve("node-" + id).resolve("logs").toString());
-        props.put("metadata.log.dir", root.resolve("node-" + id).resolve("metadata").toString());
+        props.put("log.dirs", dataDir(id).resolve("logs").toString());
+        props.put("metadata.log.dir", dataDir(id).resolve("metadata").toString());
         props.put("broker.heartbeat.interval.ms", 200);
         props.put("broker.session.timeout.ms", 3000);
         props.put("replica.fetch.backoff.ms", 50);
@@ -112,9 +147,17 @@ public final class NodeTestCluster implements AutoCloseable {
         props.put("controlled.shutdown.timeout.ms", 10_000);
         props.put("metrics.http.host", "127.0.0.1");
         props.put("metrics.http.port", 0);
-        props.putAll(overrides);
-        props.putAll(nodeOverrides.getOrDefault(id, Map.of()));
-        return ServerConfig.fromMap(props);
+        return props;
+    }
+
+    /** Node {@code id}'s directory under {@code root}: its log.dirs and metadata.log.dir are in it. */
+    public Path dataDir(int id) {
+        return root.resolve("node-" + id);
+    }
+
+    /** The ids of every node, running or not: 1..size. */
+    public List<Integer> nodeIds() {
+        return new ArrayList<>(clientPorts.keySet());
     }
 
     public TidelineNode node(int id) {
@@ -125,10 +168,20 @@ public final class NodeTestCluster implements AutoCloseable {
         return n;
     }
 
+    public boolean isRunning(int id) {
+        return nodes.containsKey(id);
+    }
+
     public List<TidelineNode> running() {
         return new ArrayList<>(new TreeMap<>(nodes).values());
     }
 
+    /** Node {@code id}'s Raft port, where its controller.quorum.voters entry points. */
+    protected int quorumPort(int id) {
+        return quorumPorts.get(id);
+    }
+
+    /** Node {@code id}'s own client (gRPC) listener port. */
     public int clientPort(int id) {
         return clientPorts.get(id);
     }
@@ -168,13 +221,37 @@ public final class NodeTestCluster implements AutoCloseable {
     }
 
     /** Starts a stopped or killed node again: same directories, ports, overrides, clock and channel factory. */
-    public TidelineNode restart(int id) throws Exception {
-        if (nodes.containsKey(id)) {
-            throw new IllegalStateException("node " + id + " is running");
-        }
+    public TidelineNode restart(int id) throws IOException, InterruptedException {
+        requireStopped(id);
         TidelineNode n = startNode(id);
         nodes.put(id, n);
         return n;
+    }
+
+    /**
+     * Starts several stopped or killed nodes again at once and returns when every one serves: nodes that
+     * together hold the quorum's majority cannot start one after the other, since each waits for a quorum
+     * leader to register with.
+     */
+    public void restartTogether(List<Integer> ids) throws Exception {
+        for (int id : ids) {
+            requireStopped(id);
+        }
+        startTogether(ids);
+    }
+
+    private void requireStopped(int id) {
+        requireNode(id);
+        if (nodes.containsKey(id)) {
+            throw new IllegalStateException("node " + id + " is running");
+        }
+    }
+
+    /** Throws unless {@code id} is a node of this cluster. */
+    protected void requireNode(int id) {
+        if (!clientPorts.containsKey(id)) {
+            throw new IllegalArgumentException("no node " + id + " in this cluster");
+        }
     }
 
     public ClientServiceGrpc.ClientServiceBlockingStub client(int id) {
