@@ -6,8 +6,6 @@ import static io.tideline.store.tools.BenchmarkSupport.fixed;
 import static io.tideline.store.tools.BenchmarkSupport.prepareDirectory;
 import static io.tideline.store.tools.BenchmarkSupport.quietLogging;
 
-import io.tideline.common.time.MockScheduler;
-import io.tideline.common.time.MockTime;
 import io.tideline.common.time.Time;
 import io.tideline.store.cleaner.Cleaner;
 import io.tideline.store.cleaner.LogToClean;
@@ -109,8 +107,8 @@ public final class CleanerBenchmark {
     }
 
     private void execute(PrintStream out) throws IOException {
-        MockTime clock = new MockTime();
-        MockScheduler scheduler = new MockScheduler(clock);
+        SteppedClock clock = new SteppedClock();
+        SteppedClock scheduler = clock;
         LogConfig config = LogConfig.fromMap(Map.of("cleanup.policy", "compact", "segment.bytes", 64 * 1024 * 1024,
                 "file.delete.delay.ms", 0L));
         try (Log log = Log.open(dir.resolve("bench-0"), config, clock, scheduler, new Random(1),

@@ -6,8 +6,6 @@ import static io.tideline.store.tools.BenchmarkSupport.fixed;
 import static io.tideline.store.tools.BenchmarkSupport.prepareDirectory;
 import static io.tideline.store.tools.BenchmarkSupport.quietLogging;
 
-import io.tideline.common.time.MockScheduler;
-import io.tideline.common.time.MockTime;
 import io.tideline.store.config.LogConfig;
 import io.tideline.store.log.Log;
 import io.tideline.store.record.MemoryRecords;
@@ -137,8 +135,8 @@ public final class FlushBenchmark {
 
     /** Appends every batch to a new log under {@code flushMessagesValue}; returns records per second. */
     private static double appendAll(Path logDir, long flushMessagesValue, List<MemoryRecords> batches) throws IOException {
-        MockTime time = new MockTime();
-        MockScheduler scheduler = new MockScheduler(time);
+        SteppedClock time = new SteppedClock();
+        SteppedClock scheduler = time;
         LogConfig config = LogConfig.fromMap(Map.of(LogConfig.FLUSH_MESSAGES_CONFIG, flushMessagesValue,
                 LogConfig.RETENTION_MS_CONFIG, -1L));
         Log log = Log.open(logDir, config, time, scheduler, new Random(42), new SegmentDeleter(scheduler), 0L, 0L, -1L, true);

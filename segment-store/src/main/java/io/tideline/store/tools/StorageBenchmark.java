@@ -7,8 +7,6 @@ import static io.tideline.store.tools.BenchmarkSupport.prepareDirectory;
 import static io.tideline.store.tools.BenchmarkSupport.quietLogging;
 
 import io.tideline.common.io.FileUtils;
-import io.tideline.common.time.MockScheduler;
-import io.tideline.common.time.MockTime;
 import io.tideline.common.time.Scheduler;
 import io.tideline.common.time.ThreadPoolScheduler;
 import io.tideline.common.time.Time;
@@ -379,7 +377,7 @@ public final class StorageBenchmark {
         for (int round = 0; round < rounds; round++) {
             Path rawFile = base.resolve("raw-write-" + round + ".bin");
             // A real scheduler thread, as on a broker: the flush of each segment closed by a roll runs
-            // on it while appends go on (MockScheduler would never run it: the final flush would do all).
+            // on it while appends go on (SteppedClock would never run it: the final flush would do all).
             try (ThreadPoolScheduler scheduler = new ThreadPoolScheduler("bench-storage-scheduler", 1);
                  Log log = openLog(base.resolve("append-" + round), shape.segmentBytes(), Time.SYSTEM, scheduler)) {
                 boolean rawFirst = round % 2 == 0;
@@ -538,8 +536,8 @@ public final class StorageBenchmark {
     private void retention(PrintStream out, Map<String, String> summary, long timestamp) throws IOException {
         Path logDir = dir.resolve("retention-0");
         writeOneBatchSegments(logDir, retentionSegments, timestamp);
-        MockTime time = new MockTime(timestamp + 1000);
-        MockScheduler scheduler = new MockScheduler(time);
+        SteppedClock time = new SteppedClock(timestamp + 1000);
+        SteppedClock scheduler = time;
         LogConfig config = LogConfig.fromMap(Map.of(
                 LogConfig.SEGMENT_BYTES_CONFIG, 1024,
                 LogConfig.RETENTION_MS_CONFIG, RETENTION_MS,
@@ -627,7 +625,7 @@ public final class StorageBenchmark {
         long written = 0;
         long records = 0;
         long endOffset;
-        try (Log log = openLog(logDir, shape.segmentBytes(), Time.SYSTEM, new MockScheduler(new MockTime()))) {
+        try (Log log = openLog(logDir, shape.segmentBytes(), Time.SYSTEM, new SteppedClock())) {
             for (int i = 0; written < recoveryBytes; i++) {
                 MemoryRecords batch = batches.get(i % batches.size());
                 records += log.appendAsLeader(batch, 0).numRecords();
@@ -645,7 +643,7 @@ public final class StorageBenchmark {
                 LogConfig.RETENTION_MS_CONFIG, -1L));
         settle();
         long start = System.nanoTime();
-        MockScheduler recoveryScheduler = new MockScheduler(new MockTime());
+        SteppedClock recoveryScheduler = new SteppedClock();
         Log recovered = Log.open(logDir, config, Time.SYSTEM, recoveryScheduler, new Random(SEED),
                 new SegmentDeleter(recoveryScheduler), 0L, 0L, -1L, false);
         long recoveryNs = System.nanoTime() - start;

@@ -202,7 +202,7 @@ final class CompressedRecordWalk {
     }
 
     private static TidelineException corrupt(RecordBatch batch, String detail) {
-        return new TidelineException(Errors.CORRUPT_MESSAGE, "Batch at offset " + batch.baseOffset() + ": " + detail);
+        return RecordsDecoder.corrupt(batch, detail);
     }
 
     private static TidelineException tooLarge(RecordBatch batch, long limit, String detail) {

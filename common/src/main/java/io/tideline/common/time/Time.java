@@ -2,7 +2,7 @@ package io.tideline.common.time;
 
 /**
  * The source of time for every component that cares about it. Production code uses {@link #SYSTEM};
- * tests use {@link MockTime} so that retention, lag and delay rules can be exercised by jumping the
+ * tests use test-support's {@code MockTime} so that retention, lag and delay rules can be exercised by jumping the
  * clock instead of sleeping.
  */
 public interface Time {
@@ -15,7 +15,7 @@ public interface Time {
     /** Monotonic nanoseconds, for measuring intervals only. */
     long nanoseconds();
 
-    /** Blocks the calling thread (a {@link MockTime} advances itself instead). */
+    /** Blocks the calling thread (a {@code MockTime} advances itself instead). */
     void sleep(long ms);
 
     final class SystemTime implements Time {

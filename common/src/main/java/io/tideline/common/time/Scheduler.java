@@ -2,8 +2,8 @@ package io.tideline.common.time;
 
 /**
  * Runs background work (retention passes, delayed unlinks, checkpoint flushes). Components get a
- * scheduler they do not own, so a test can hand them a {@link MockScheduler} driven by
- * {@link MockTime}.
+ * scheduler they do not own, so a test can hand them test-support's {@code MockScheduler} driven by
+ * {@code MockTime}.
  */
 public interface Scheduler {
 

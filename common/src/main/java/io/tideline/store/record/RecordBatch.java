@@ -4,7 +4,6 @@ import io.tideline.common.errors.Errors;
 import io.tideline.common.errors.TidelineException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.CRC32C;
 
@@ -246,146 +245,24 @@ public final class RecordBatch {
      * leader sent.
      */
     public List<Record> records() {
-        List<Record> records = new ArrayList<>(Math.min(recordCount(), 1 << 16));
-        decode(Long.MAX_VALUE, records, null);
-        return records;
+        return RecordsDecoder.records(this, buffer);
     }
 
     /**
      * Walks every record with the checks of {@link #records()} (same errors) but copies nothing: keys,
      * values and headers are skipped, and {@code visitor} gets each record's offset delta, timestamp and
      * whether it has a key (for a compacted topic, B215), in order. That is all leader validation needs;
-     * decoding into {@link Record}s copied every value,
-     * about 15% of an append's CPU (docs/performance.md). Compressed records are walked as they inflate,
-     * and at most {@code maxRecordsBytes} of them: past that the walk stops with MESSAGE_TOO_LARGE (B120).
+     * decoding into {@link Record}s would copy every value, about 15% of an append's CPU
+     * (docs/performance.md). Compressed records are walked as they inflate, and at most
+     * {@code maxRecordsBytes} of them: past that the walk stops with MESSAGE_TOO_LARGE (B120).
      */
     public void forEachRecord(long maxRecordsBytes, RecordVisitor visitor) {
-        if (compressionType() == CompressionType.NONE && buffer.hasArray()) {
-            walkArray(visitor);
-        } else {
-            decode(maxRecordsBytes, null, visitor);
-        }
+        RecordsDecoder.forEachRecord(this, buffer, maxRecordsBytes, visitor);
     }
 
     /** {@link #forEachRecord(long, RecordVisitor)} with no bound on what compressed records inflate to. */
     public void forEachRecord(RecordVisitor visitor) {
         forEachRecord(Long.MAX_VALUE, visitor);
-    }
-
-    /**
-     * The walk of {@link #forEachRecord} for an uncompressed batch on the heap, reading the backing
-     * array directly: the leader runs it over every record it accepts, and the ByteBuffer-based
-     * decoder spent most of the append's validation time in bounds checks and call overhead. It makes
-     * the same checks with the same errors (a record's fields must fill exactly its declared length,
-     * the records exactly the batch).
-     */
-    private void walkArray(RecordVisitor visitor) {
-        ArrayCursor in = new ArrayCursor(buffer.array(), buffer.arrayOffset() + RECORDS_OFFSET,
-                buffer.arrayOffset() + buffer.limit());
-        int count = recordCount();
-        long baseTimestamp = baseTimestamp();
-        boolean logAppendTime = timestampType() == TimestampType.LOG_APPEND_TIME;
-        long maxTimestamp = maxTimestamp();
-        for (int i = 0; i < count; i++) {
-            int length = in.readVarint();
-            if (in.malformed || length < 0 || length > in.end - in.pos) {
-                throw corrupt("record " + i + " declares " + length + " bytes, " + (in.end - in.pos) + " remain");
-            }
-            int recordEnd = in.pos + length;
-            in.pos++; // record attributes: unused in v2
-            long timestampDelta = in.readVarlong();
-            int offsetDelta = in.readVarint();
-            int recordKeyLength = in.readVarint();
-            boolean fieldsFit = in.skipField(recordKeyLength, recordEnd) && in.skipField(in.readVarint(), recordEnd);
-            int headerCount = in.readVarint();
-            for (int h = 0; h < headerCount && fieldsFit; h++) {
-                int keyLength = in.readVarint();
-                fieldsFit = keyLength >= 0 && in.skipField(keyLength, recordEnd) && in.skipField(in.readVarint(), recordEnd);
-            }
-            if (!fieldsFit || in.malformed || headerCount < 0 || in.pos != recordEnd) {
-                throw corrupt("record " + i + " is malformed: its fields do not fill exactly its " + length + " bytes");
-            }
-            visitor.accept(offsetDelta, logAppendTime ? maxTimestamp : baseTimestamp + timestampDelta, recordKeyLength >= 0);
-        }
-        if (in.pos != in.end) {
-            throw corrupt((in.end - in.pos) + " bytes follow the last of " + count + " records");
-        }
-    }
-
-    /**
-     * Reads zig-zag varints straight from an array; every read is checked against {@code end}. On
-     * malformed input it returns {@link #MALFORMED} (varints) or false (fields) and the caller throws,
-     * which keeps these methods small enough to inline.
-     */
-    private static final class ArrayCursor {
-        static final int MALFORMED = Integer.MIN_VALUE;
-        final byte[] a;
-        final int end;
-        int pos;
-        boolean malformed;
-
-        ArrayCursor(byte[] a, int pos, int end) {
-            this.a = a;
-            this.pos = pos;
-            this.end = end;
-        }
-
-        int readVarint() {
-            int p = pos;
-            if (end - p >= 2) {
-                int first = a[p];
-                if (first >= 0) { // one byte: small deltas and counts
-                    pos = p + 1;
-                    return (first >>> 1) ^ -(first & 1);
-                }
-                int second = a[p + 1];
-                if (second >= 0) { // two bytes: lengths up to 8 KiB
-                    int value = (first & 0x7f) | (second << 7);
-                    pos = p + 2;
-                    return (value >>> 1) ^ -(value & 1);
-                }
-            }
-            return (int) readVarlongSlow(5);
-        }
-
-        long readVarlong() {
-            if (pos < end) {
-                byte first = a[pos];
-                if (first >= 0) {
-                    pos++;
-                    return (first >>> 1) ^ -(first & 1);
-                }
-            }
-            return readVarlongSlow(10);
-        }
-
-        private long readVarlongSlow(int maxBytes) {
-            long value = 0;
-            for (int i = 0; i < maxBytes; i++) {
-                if (pos >= end) {
-                    break;
-                }
-                byte b = a[pos++];
-                value |= (long) (b & 0x7f) << (7 * i);
-                if (b >= 0) {
-                    return (value >>> 1) ^ -(value & 1);
-                }
-            }
-            malformed = true;
-            return 0;
-        }
-
-        /** Skips a length-prefixed field (-1 = null); false if it does not lie within its record. */
-        boolean skipField(int length, int recordEnd) {
-            if (length < 0) {
-                return true; // null field
-            }
-            if (length > recordEnd - pos) {
-                return false;
-            }
-            pos += length;
-            return true;
-        }
     }
 
     /** Receives the fields of one record that {@link #forEachRecord} reads. */
@@ -397,87 +274,6 @@ public final class RecordBatch {
         default void accept(int offsetDelta, long timestamp, boolean hasKey) {
             accept(offsetDelta, timestamp);
         }
-    }
-
-    private void decode(long maxRecordsBytes, List<Record> out, RecordVisitor visitor) {
-        ByteBuffer payload = buffer.duplicate();
-        payload.position(RECORDS_OFFSET).limit(buffer.limit());
-        if (compressionType() != CompressionType.NONE) {
-            CompressedRecordWalk.walk(this, payload, maxRecordsBytes, out, visitor);
-            return;
-        }
-        boolean materialise = out != null;
-        int count = recordCount();
-        long base = baseOffset();
-        long baseTimestamp = baseTimestamp();
-        boolean logAppendTime = timestampType() == TimestampType.LOG_APPEND_TIME;
-        long maxTimestamp = maxTimestamp();
-        try {
-            for (int i = 0; i < count; i++) {
-                int length = Varint.readVarint(payload);
-                if (length < 0 || length > payload.remaining()) {
-                    throw corrupt("record " + i + " declares " + length + " bytes, " + payload.remaining() + " remain");
-                }
-                int end = payload.position() + length;
-                payload.get(); // record attributes: unused in v2
-                long timestampDelta = Varint.readVarlong(payload);
-                int offsetDelta = Varint.readVarint(payload);
-                int recordKeyLength = Varint.readVarint(payload);
-                byte[] key = readBytes(payload, recordKeyLength, end, materialise);
-                byte[] value = readBytes(payload, Varint.readVarint(payload), end, materialise);
-                int headerCount = Varint.readVarint(payload);
-                if (headerCount < 0) {
-                    throw corrupt("record " + i + " has a negative header count");
-                }
-                List<Header> headers = materialise ? new ArrayList<>(Math.min(headerCount, 64)) : null;
-                for (int h = 0; h < headerCount; h++) {
-                    int keyLength = Varint.readVarint(payload);
-                    if (keyLength < 0) {
-                        throw corrupt("record " + i + " has a null header key");
-                    }
-                    byte[] hk = readBytes(payload, keyLength, end, materialise);
-                    byte[] hv = readBytes(payload, Varint.readVarint(payload), end, materialise);
-                    if (materialise) {
-                        headers.add(new Header(new String(hk, java.nio.charset.StandardCharsets.UTF_8), hv));
-                    }
-                }
-                if (payload.position() != end) {
-                    throw corrupt("record " + i + " length does not match its fields");
-                }
-                long timestamp = logAppendTime ? maxTimestamp : baseTimestamp + timestampDelta;
-                if (materialise) {
-                    out.add(new Record(base + offsetDelta, timestamp, key, value, headers));
-                } else {
-                    visitor.accept(offsetDelta, timestamp, recordKeyLength >= 0);
-                }
-            }
-        } catch (java.nio.BufferUnderflowException | IllegalArgumentException e) {
-            throw corrupt("records are truncated or malformed (" + e.getMessage() + ")");
-        }
-        if (payload.hasRemaining()) {
-            throw corrupt(payload.remaining() + " bytes follow the last of " + count + " records");
-        }
-    }
-
-    private TidelineException corrupt(String detail) {
-        return new TidelineException(Errors.CORRUPT_MESSAGE, "Batch at offset " + baseOffset() + ": " + detail);
-    }
-
-    /** The field's bytes, or null for a null field; with {@code copy} false the field is only skipped. */
-    private static byte[] readBytes(ByteBuffer payload, int length, int recordEnd, boolean copy) {
-        if (length < 0) {
-            return null;
-        }
-        if (payload.position() + length > recordEnd) {
-            throw new IllegalArgumentException("field of " + length + " bytes overruns its record");
-        }
-        if (!copy) {
-            payload.position(payload.position() + length);
-            return null;
-        }
-        byte[] bytes = new byte[length];
-        payload.get(bytes);
-        return bytes;
     }
 
     @Override
