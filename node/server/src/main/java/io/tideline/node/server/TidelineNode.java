@@ -469,8 +469,8 @@ public final class TidelineNode implements AutoCloseable {
         }
         if (server != null && crashed) {
             // A killed process answers nothing more and acts no more: no draining of calls in flight, during
-            // which this node would go on leading (a leader waiting out a 5 s drain shrank the ISR to itself,
-            // its followers' new fetches refused, and left the partition without a leader once fenced).
+            // which this node would go on leading (a leader draining for 5 s shrinks the ISR to itself, refuses
+            // its followers' new fetches, and leaves the partition without a leader once fenced).
             server.shutdownNow();
             awaitQuietly(server);
         } else if (server != null) {
