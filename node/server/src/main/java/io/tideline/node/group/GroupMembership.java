@@ -1,12 +1,11 @@
 package io.tideline.node.group;
 
+import static io.tideline.node.group.GroupRebalance.joinAnswer;
+import static io.tideline.node.group.GroupRebalance.syncAnswer;
+
 import io.tideline.common.errors.Errors;
-import io.tideline.common.time.Scheduler;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.HeartbeatRequestData;
@@ -26,16 +25,19 @@ import org.slf4j.LoggerFactory;
  * docs/behaviours.md B174-B177 for static membership. Nothing here blocks:
  * a JoinGroup waiting for the rebalance and a SyncGroup waiting for the leader's assignment are futures
  * completed by a later request or a timer on the injected scheduler. Thread-safe (see {@link GroupRegistry}).
+ * The rebalance these requests start and advance runs in {@link GroupRebalance}.
  */
 final class GroupMembership {
     private static final Logger log = LoggerFactory.getLogger(GroupMembership.class);
     /** Kafka's longest group.instance.id, the bound its clients check (docs/behaviours.md B177). */
     static final int MAX_GROUP_INSTANCE_ID_LENGTH = 249;
     private final GroupRegistry registry;
+    private final GroupRebalance rebalance;
 
     GroupMembership(GroupRegistry registry) {
         this.registry = registry;
-        registry.sessions(this::watchSession);
+        this.rebalance = new GroupRebalance(registry);
+        registry.sessions(rebalance::watchSession);
     }
 
     CompletableFuture<JoinGroupResponseData> join(JoinGroupRequestData req, String clientId, String clientHost,
@@ -96,7 +98,8 @@ final class GroupMembership {
         if (join.version >= 4) {
             // KIP-394: the member gets its id first and joins with it, so a join retried after a lost answer
             // does not leave an orphan member behind. The id is dropped if it does not come back in a session.
-            g.pendingMembers.put(memberId, schedule("group-pending-member", g, () -> expirePending(g, memberId), join.sessionTimeoutMs));
+            g.pendingMembers.put(memberId, rebalance.schedule("group-pending-member", g, () -> expirePending(g, memberId),
+                    join.sessionTimeoutMs));
             return done(GroupResponses.joinError(Errors.MEMBER_ID_REQUIRED, memberId));
         }
         return addAndRebalance(g, memberId, join);
@@ -157,7 +160,7 @@ final class GroupMembership {
         fresh.sessionTimeoutMs = join.sessionTimeoutMs;
         fresh.rebalanceTimeoutMs = join.rebalanceTimeoutMs;
         fresh.lastHeartbeatMs = registry.time.milliseconds();
-        watchSession(g, fresh, fresh.sessionTimeoutMs);
+        rebalance.watchSession(g, fresh, fresh.sessionTimeoutMs);
         fresh.awaitingJoin = new CompletableFuture<>();
         CompletableFuture<JoinGroupResponseData> answer = fresh.awaitingJoin;
         switch (g.state) {
@@ -165,16 +168,16 @@ final class GroupMembership {
                 if (g.protocol.equals(g.selectProtocol().orElse(""))) {
                     storeReplacement(g, old, fresh, answer, previousLeader, join.version);
                 } else {
-                    prepareRebalance(g);
+                    rebalance.prepare(g);
                 }
                 break;
             case COMPLETING_REBALANCE:
                 // The leader may be computing an assignment that names the old member id: the new id would get
                 // nothing from it, so this generation is abandoned (as in Kafka).
-                prepareRebalance(g);
+                rebalance.prepare(g);
                 break;
             default:
-                tryCompleteJoin(g);
+                rebalance.tryCompleteJoin(g);
         }
         return answer;
     }
@@ -213,7 +216,7 @@ final class GroupMembership {
                 if (g.members.get(fresh.memberId) == fresh) {
                     GroupRegistry.cancel(fresh.sessionTimer);
                     swap(g, fresh, old);
-                    watchSession(g, old, Math.max(0, old.lastHeartbeatMs + old.sessionTimeoutMs
+                    rebalance.watchSession(g, old, Math.max(0, old.lastHeartbeatMs + old.sessionTimeoutMs
                             - registry.time.milliseconds()));
                 }
                 answer.complete(GroupResponses.joinError(error, ""));
@@ -280,12 +283,12 @@ final class GroupMembership {
         if (g.initialDelay) {
             g.joinedDuringDelay = true;
         }
-        watchSession(g, m, m.sessionTimeoutMs);
+        rebalance.watchSession(g, m, m.sessionTimeoutMs);
         CompletableFuture<JoinGroupResponseData> answer = m.awaitingJoin;
         if (g.is(GroupState.PREPARING_REBALANCE)) {
-            tryCompleteJoin(g);
+            rebalance.tryCompleteJoin(g);
         } else {
-            prepareRebalance(g);
+            rebalance.prepare(g);
         }
         return answer;
     }
@@ -304,130 +307,11 @@ final class GroupMembership {
         m.awaitingJoin = new CompletableFuture<>();
         CompletableFuture<JoinGroupResponseData> answer = m.awaitingJoin;
         if (g.is(GroupState.PREPARING_REBALANCE)) {
-            tryCompleteJoin(g);
+            rebalance.tryCompleteJoin(g);
         } else {
-            prepareRebalance(g);
+            rebalance.prepare(g);
         }
         return answer;
-    }
-
-    /** Called with the group's monitor held. */
-    private void prepareRebalance(ClassicGroup g) {
-        if (g.is(GroupState.COMPLETING_REBALANCE)) {
-            failSyncs(g, Errors.REBALANCE_IN_PROGRESS);
-        }
-        GroupRegistry.cancel(g.joinTimer);
-        GroupRegistry.cancel(g.syncTimer);
-        g.assigning = false;
-        int id = ++g.rebalanceId;
-        int rebalanceTimeout = g.rebalanceTimeoutMs();
-        if (g.is(GroupState.EMPTY)) {
-            int delay = Math.min(registry.config.initialRebalanceDelayMs(), rebalanceTimeout);
-            g.initialDelay = true;
-            g.joinedDuringDelay = false;
-            g.initialDelayRemainingMs = rebalanceTimeout - delay;
-            g.state = GroupState.PREPARING_REBALANCE;
-            g.joinTimer = schedule("group-initial-delay", g, () -> initialDelayOver(g, id), delay);
-            return;
-        }
-        g.initialDelay = false;
-        g.state = GroupState.PREPARING_REBALANCE;
-        g.joinTimer = schedule("group-join", g, () -> {
-            synchronized (g) {
-                if (g.rebalanceId == id) {
-                    completeJoin(g);
-                }
-            }
-        }, rebalanceTimeout);
-        tryCompleteJoin(g);
-    }
-
-    /** Every member that joined during the delay extends it by one more delay, up to the rebalance timeout. */
-    private void initialDelayOver(ClassicGroup g, int id) {
-        synchronized (g) {
-            if (g.rebalanceId != id || !g.is(GroupState.PREPARING_REBALANCE)) {
-                return;
-            }
-            if (g.joinedDuringDelay && g.initialDelayRemainingMs > 0) {
-                long delay = Math.min(registry.config.initialRebalanceDelayMs(), g.initialDelayRemainingMs);
-                g.initialDelayRemainingMs -= delay;
-                g.joinedDuringDelay = false;
-                g.joinTimer = schedule("group-initial-delay", g, () -> initialDelayOver(g, id), delay);
-                return;
-            }
-            g.initialDelay = false;
-            completeJoin(g);
-        }
-    }
-
-    private void tryCompleteJoin(ClassicGroup g) {
-        if (g.is(GroupState.PREPARING_REBALANCE) && !g.initialDelay && g.allRejoined()) {
-            completeJoin(g);
-        }
-    }
-
-    /** The rebalance's join phase ends: members that did not rejoin are out, the rest get the new generation. */
-    private void completeJoin(ClassicGroup g) {
-        if (!g.is(GroupState.PREPARING_REBALANCE)) {
-            return;
-        }
-        GroupRegistry.cancel(g.joinTimer);
-        g.initialDelay = false;
-        for (GroupMember m : new ArrayList<>(g.members.values())) {
-            if (m.awaitingJoin == null) {
-                remove(g, m, Errors.UNKNOWN_MEMBER_ID);
-            }
-        }
-        g.generation++;
-        int id = ++g.rebalanceId;
-        if (g.members.isEmpty()) {
-            g.state = GroupState.EMPTY;
-            g.protocol = "";
-            g.leaderId = "";
-            registry.store(g);
-            return;
-        }
-        g.protocol = g.selectProtocol().orElseThrow();
-        if (!g.members.containsKey(g.leaderId)) {
-            g.leaderId = g.members.keySet().iterator().next();
-        }
-        g.state = GroupState.COMPLETING_REBALANCE;
-        long now = registry.time.milliseconds();
-        for (GroupMember m : g.members.values()) {
-            CompletableFuture<JoinGroupResponseData> waiting = m.awaitingJoin;
-            m.awaitingJoin = null;
-            m.lastHeartbeatMs = now;
-            waiting.complete(joinAnswer(g, m));
-        }
-        // Members that never send SyncGroup (the leader above all) must not hold the group forever.
-        g.syncTimer = schedule("group-sync", g, () -> syncTimedOut(g, id), g.rebalanceTimeoutMs());
-    }
-
-    private void syncTimedOut(ClassicGroup g, int id) {
-        synchronized (g) {
-            if (g.rebalanceId != id || !g.is(GroupState.COMPLETING_REBALANCE)) {
-                return;
-            }
-            for (GroupMember m : new ArrayList<>(g.members.values())) {
-                if (m.awaitingSync == null) {
-                    remove(g, m, Errors.UNKNOWN_MEMBER_ID);
-                }
-            }
-            prepareRebalance(g);
-        }
-    }
-
-    private static JoinGroupResponseData joinAnswer(ClassicGroup g, GroupMember m) {
-        JoinGroupResponseData r = new JoinGroupResponseData().setGenerationId(g.generation)
-                .setProtocolType(g.protocolType).setProtocolName(g.protocol).setLeader(g.leaderId)
-                .setMemberId(m.memberId);
-        if (m.memberId.equals(g.leaderId)) {
-            for (GroupMember each : g.members.values()) {
-                r.members().add(new JoinGroupResponseData.JoinGroupResponseMember().setMemberId(each.memberId)
-                        .setGroupInstanceId(each.groupInstanceId).setMetadata(each.metadata(g.protocol)));
-            }
-        }
-        return r;
     }
 
     CompletableFuture<SyncGroupResponseData> sync(SyncGroupRequestData req) {
@@ -476,56 +360,9 @@ final class GroupMembership {
             m.awaitingSync = new CompletableFuture<>();
             CompletableFuture<SyncGroupResponseData> answer = m.awaitingSync;
             if (m.memberId.equals(g.leaderId) && !g.assigning) {
-                assign(g, req);
+                rebalance.assign(g, req);
             }
             return answer;
-        }
-    }
-
-    /** The leader's assignment is stored with the group's metadata before anyone gets it. */
-    private void assign(ClassicGroup g, SyncGroupRequestData req) {
-        Map<String, byte[]> assignments = new HashMap<>();
-        req.assignments().forEach(a -> assignments.put(a.memberId(), a.assignment()));
-        for (GroupMember m : g.members.values()) {
-            m.assignment = assignments.getOrDefault(m.memberId, new byte[0]);
-        }
-        g.assigning = true;
-        int generation = g.generation;
-        registry.store(g).thenAccept(error -> {
-            synchronized (g) {
-                if (!g.is(GroupState.COMPLETING_REBALANCE) || g.generation != generation) {
-                    return;
-                }
-                g.assigning = false;
-                if (error == Errors.NONE) {
-                    GroupRegistry.cancel(g.syncTimer);
-                    g.state = GroupState.STABLE;
-                    for (GroupMember m : g.members.values()) {
-                        if (m.awaitingSync != null) {
-                            m.awaitingSync.complete(syncAnswer(g, m));
-                            m.awaitingSync = null;
-                        }
-                    }
-                } else {
-                    g.members.values().forEach(m -> m.assignment = new byte[0]);
-                    failSyncs(g, error);
-                    prepareRebalance(g);
-                }
-            }
-        });
-    }
-
-    private static SyncGroupResponseData syncAnswer(ClassicGroup g, GroupMember m) {
-        return new SyncGroupResponseData().setProtocolType(g.protocolType).setProtocolName(g.protocol)
-                .setAssignment(m.assignment);
-    }
-
-    private static void failSyncs(ClassicGroup g, Errors error) {
-        for (GroupMember m : g.members.values()) {
-            if (m.awaitingSync != null) {
-                m.awaitingSync.complete(GroupResponses.syncError(error));
-                m.awaitingSync = null;
-            }
         }
     }
 
@@ -594,7 +431,7 @@ final class GroupMembership {
                     } else {
                         log.info("Static member {} ({}) of group {} removed by LeaveGroup", id.groupInstanceId(),
                                 holder, g.groupId);
-                        remove(g, g.members.get(holder), Errors.UNKNOWN_MEMBER_ID);
+                        GroupRebalance.remove(g, g.members.get(holder), Errors.UNKNOWN_MEMBER_ID);
                         removed = true;
                     }
                     response.members().add(new LeaveGroupResponseData.MemberResponse().setMemberId(memberId)
@@ -610,14 +447,14 @@ final class GroupMembership {
                 } else if (m == null) {
                     e = Errors.UNKNOWN_MEMBER_ID;
                 } else {
-                    remove(g, m, Errors.UNKNOWN_MEMBER_ID);
+                    GroupRebalance.remove(g, m, Errors.UNKNOWN_MEMBER_ID);
                     removed = true;
                 }
                 response.members().add(new LeaveGroupResponseData.MemberResponse().setMemberId(id.memberId())
                         .setGroupInstanceId(id.groupInstanceId()).setErrorCode(e.code()));
             }
             if (removed || g.is(GroupState.PREPARING_REBALANCE)) {
-                afterDeparture(g);
+                rebalance.afterDeparture(g);
             }
             if (version < 3) {
                 response.setErrorCode(response.members().get(0).errorCode());
@@ -627,77 +464,12 @@ final class GroupMembership {
         return response;
     }
 
-    /** A member left or expired: the others rebalance (called with the group's monitor held). */
-    private void afterDeparture(ClassicGroup g) {
-        if (g.is(GroupState.STABLE) || g.is(GroupState.COMPLETING_REBALANCE)) {
-            prepareRebalance(g);
-        } else if (g.is(GroupState.PREPARING_REBALANCE)) {
-            tryCompleteJoin(g);
-        }
-    }
-
-    private void remove(ClassicGroup g, GroupMember m, Errors error) {
-        g.members.remove(m.memberId);
-        if (m.groupInstanceId != null) {
-            g.staticMembers.remove(m.groupInstanceId, m.memberId);
-        }
-        GroupRegistry.cancel(m.sessionTimer);
-        if (m.awaitingJoin != null) {
-            m.awaitingJoin.complete(GroupResponses.joinError(error, m.memberId));
-            m.awaitingJoin = null;
-        }
-        if (m.awaitingSync != null) {
-            m.awaitingSync.complete(GroupResponses.syncError(error));
-            m.awaitingSync = null;
-        }
-    }
-
     private void expirePending(ClassicGroup g, String memberId) {
         synchronized (g) {
             if (g.pendingMembers.remove(memberId) != null) {
-                tryCompleteJoin(g);
+                rebalance.tryCompleteJoin(g);
             }
         }
-    }
-
-    /**
-     * One timer per member, re-armed for the rest of the session when heartbeats came meanwhile (cheaper than
-     * re-scheduling on every heartbeat). A member waiting in JoinGroup is kept: the rebalance timeout ends that
-     * wait.
-     */
-    private void watchSession(ClassicGroup g, GroupMember m, long delayMs) {
-        m.sessionTimer = schedule("group-session", g, () -> checkSession(g, m), delayMs);
-    }
-
-    private void checkSession(ClassicGroup g, GroupMember m) {
-        synchronized (g) {
-            if (g.members.get(m.memberId) != m) {
-                return;
-            }
-            long left = m.lastHeartbeatMs + m.sessionTimeoutMs - registry.time.milliseconds();
-            if (m.awaitingJoin != null || left > 0) {
-                watchSession(g, m, m.awaitingJoin != null ? m.sessionTimeoutMs : left);
-                return;
-            }
-            log.info("Member {} of group {} expired: no heartbeat for {} ms", m.memberId, g.groupId, m.sessionTimeoutMs);
-            remove(g, m, Errors.UNKNOWN_MEMBER_ID);
-            afterDeparture(g);
-        }
-    }
-
-    /**
-     * A timer of group {@code g} that acts only while this broker still coordinates it and {@code g} is the group
-     * in memory. A coordinator that lost the group to another broker hears no more of its members, whose
-     * heartbeats go to the new one: its session timers would expire them all and store the group Empty at the
-     * next generation, which the controller accepts (the generation is the one it expects), and so throw the
-     * members out of their group at the new coordinator. Asking for ownership also drops the stale group.
-     */
-    private Scheduler.Cancellable schedule(String name, ClassicGroup g, Runnable action, long delayMs) {
-        return registry.scheduler.scheduleOnce(name, () -> {
-            if (registry.ownership(g.groupId) == Errors.NONE && registry.groups().get(g.groupId) == g) {
-                action.run();
-            }
-        }, delayMs);
     }
 
     private static <T> CompletableFuture<T> done(T value) {

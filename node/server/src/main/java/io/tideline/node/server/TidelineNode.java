@@ -12,7 +12,6 @@ import io.tideline.common.time.Time;
 import io.tideline.node.api.AdminApiService;
 import io.tideline.node.api.ClientApiService;
 import io.tideline.node.broker.BrokerMetadataPublisher;
-import io.tideline.node.broker.MetadataFetcher;
 import io.tideline.node.config.BrokerConfigResolver;
 import io.tideline.node.config.NodeConfig;
 import io.tideline.node.controller.ControllerSettings;
@@ -38,33 +37,19 @@ import io.tideline.node.replica.QuorumFailedReplicaReporter;
 import io.tideline.node.replica.QuorumIsrChannel;
 import io.tideline.node.replica.ReplicaMetadataHandler;
 import io.tideline.proto.client.ClientServiceGrpc;
-import io.tideline.proto.metadata.BrokerRegistrationRecord;
-import io.tideline.proto.metadata.Endpoint;
-import io.tideline.replication.fetcher.LeaderEndpoint;
-import io.tideline.replication.rpc.GrpcLeaderEndpoint;
 import io.tideline.replication.rpc.ReplicaFetchGrpcService;
 import io.tideline.replication.server.ReplicaManager;
 import io.tideline.store.manager.LogManager;
 import io.tideline.node.metrics.BusyTimeExecutor;
-import io.tideline.node.metrics.JmxExport;
 import io.tideline.node.metrics.LinuxIoMetrics;
 import io.tideline.node.metrics.JvmMetrics;
-import io.tideline.node.metrics.MetricsHttpConfig;
-import io.tideline.node.metrics.MetricsHttpServer;
-import io.tideline.node.replica.FailedReplicasCollector;
 import io.tideline.node.producer.ProducerIdInitializer;
 import io.tideline.node.producer.ProducerIdManager;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Random;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -85,6 +70,9 @@ import org.slf4j.LoggerFactory;
  * <p>{@link #close()} is the orderly stop (SIGTERM): controlled shutdown (the controller moves leaderships
  * away), NOT_SERVING, listener closed, fetchers stopped, logs flushed and closed with their checkpoints and
  * clean-shutdown marker, quorum member stopped.
+ *
+ * <p>This class wires the node and keeps both orders; the links to other brokers are {@link BrokerChannels},
+ * the metadata publisher thread {@link MetadataFollower}, what the node advertises {@link AdvertisedEndpoints}.
  */
 public final class TidelineNode implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(TidelineNode.class);
@@ -94,8 +82,6 @@ public final class TidelineNode implements AutoCloseable {
     private static final long HEALTH_REFRESH_MS = 1000L;
     /** How often committed offsets are compared with removed tombstones (B194): a report, not a bound. */
     private static final long MISSED_TOMBSTONE_CHECK_MS = 10_000L;
-    /** How long a stop waits for the metadata publisher's delta in hand, then again after interrupting it. */
-    private static final long PUBLISHER_STOP_BOUND_MS = 10_000L;
     /** gRPC's 4 MiB default is below a replica fetch response (replica.fetch.response.max.bytes, 10 MiB). */
     public static final int MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
 
@@ -115,25 +101,12 @@ public final class TidelineNode implements AutoCloseable {
     private final ThreadPoolScheduler scheduler;
     /** The logs' own background work (retention, unlinks, checkpoints, roll fsyncs), apart from heartbeats. */
     private final ThreadPoolScheduler logScheduler;
-    /**
-     * This follower's link to each leader broker: one channel per address, and one endpoint on it, which holds
-     * the replica fetch stream (so it is kept, not made per fetch).
-     */
-    private record BrokerLink(String address, long brokerEpoch, ManagedChannel channel, GrpcLeaderEndpoint endpoint) {
-        void close() {
-            endpoint.close();
-            channel.shutdownNow();
-        }
-    }
-
-    private final Map<Integer, BrokerLink> brokerChannels = new ConcurrentHashMap<>();
-    private final ExecutorService publisherThread;
     private final NodeHealth health = new NodeHealth(this::isHealthy);
     private LogManager logManager;
     private QuorumServer quorum;
     private ControllerClient controllerClient;
-    private BrokerMetadataPublisher publisher;
-    private MetadataFetcher fetcher;
+    private MetadataFollower follower;
+    private BrokerChannels brokerChannels;
     private ReplicaManager replicaManager;
     private BrokerLifecycle lifecycle;
     private ProducerIdManager producerIds;
@@ -150,8 +123,7 @@ public final class TidelineNode implements AutoCloseable {
     private BusyTimeExecutor handlers;
     private RequestMemoryPool requestMemory;
     private KafkaRequestMemoryPool kafkaRequestMemory;
-    private JmxExport jmx;
-    private MetricsHttpServer metricsServer;
+    private MetricsExport metricsExport;
     private volatile boolean closed;
     private volatile boolean crashed;
 
@@ -162,7 +134,6 @@ public final class TidelineNode implements AutoCloseable {
         int id = config.node().nodeId();
         this.scheduler = new ThreadPoolScheduler("tideline-" + id + "-scheduler", 2);
         this.logScheduler = new ThreadPoolScheduler("tideline-" + id + "-log-scheduler", config.backgroundThreads());
-        this.publisherThread = Executors.newSingleThreadExecutor(r -> daemon(r, "tideline-" + id + "-metadata-publisher"));
     }
 
     private static Thread daemon(Runnable r, String name) {
@@ -222,12 +193,13 @@ public final class TidelineNode implements AutoCloseable {
                 ControllerClient.DEFAULT_REQUEST_TIMEOUT, controllerSettings);
 
         lifecycle = new BrokerLifecycle(id, controllerClient, scheduler, time, nodeConfig.brokerHeartbeatIntervalMs(),
-                () -> publisher == null ? 0L : publisher.lastPublished().offset());
+                () -> image().offset());
+        brokerChannels = new BrokerChannels(channels, this::image, lifecycle::brokerEpoch);
         replicaManager = new ReplicaManager(id, config.replication(), logManager, time, scheduler,
                 new QuorumIsrChannel(controllerClient, id, lifecycle::brokerEpoch),
                 new QuorumFailedReplicaReporter(controllerClient, id, lifecycle::brokerEpoch,
                         topic -> image().topic(topic).map(t -> t.id())),
-                this::leaderEndpoint, metrics);
+                brokerChannels::leaderEndpoint, metrics);
         replicaManager.startup();
         logDirFailures = new LogDirFailureHandler(id, logManager, replicaManager, controllerClient::reportFailedReplicas,
                 lifecycle::brokerEpoch, this::image, scheduler);
@@ -240,14 +212,14 @@ public final class TidelineNode implements AutoCloseable {
         ReplicaMetadataHandler replicaHandler = new ReplicaMetadataHandler(id, replicaManager, logManager,
                 partitionSettings, logDirFailures::onLogCreationFailed);
         // Dynamic broker configs first: logs the replica handler creates start with the values in force.
-        publisher = new BrokerMetadataPublisher(id, (delta, image) -> {
+        follower = new MetadataFollower(id, new BrokerMetadataPublisher(id, (delta, image) -> {
             configApplier.onDelta(delta, image);
             replicaHandler.onDelta(delta, image);
             ImageTracker groups = groupImages;
             if (groups != null) {
                 groups.onImage(image);
             }
-        });
+        }), lifecycle::registrationOffset, () -> closed);
 
         // Producer ids come from the controller in blocks; the first is asked for once the broker is registered.
         producerIds = new ProducerIdManager(() -> controllerClient.allocateProducerIds(id, lifecycle.brokerEpoch()));
@@ -298,18 +270,14 @@ public final class TidelineNode implements AutoCloseable {
         if (config.kafkaListener().isPresent()) {
             startKafkaListener(config.kafkaListener().get(), adminService, brokerConfigs);
         }
-        jmx = JmxExport.start(metrics, ManagementFactory.getPlatformMBeanServer());
-        if (MetricsHttpConfig.enabled(config.metricsHttpPort())) {
-            metricsServer = MetricsHttpServer.start(config.metricsHttpHost(), config.metricsHttpPort(), metrics,
-                    this::isHealthy, List.of(new FailedReplicasCollector(id, this::image)));
-            log.info("Node {} serves metrics on http://{}:{}/metrics", id, config.metricsHttpHost(), metricsServer.port());
-        }
+        metricsExport = MetricsExport.start(config, metrics, this::isHealthy, this::image);
 
-        lifecycle.register(endpoints(), nodeConfig.brokerRack(), metricsUrl(), STARTUP_TIMEOUT_MS);
+        lifecycle.register(AdvertisedEndpoints.registration(config, boundPort(), () -> kafkaServer.boundPort()),
+                nodeConfig.brokerRack(), metricsExport.url(config), STARTUP_TIMEOUT_MS);
         followMetadata(nodeConfig);
         if (!lifecycle.awaitUnfenced(STARTUP_TIMEOUT_MS)) {
             throw new IllegalStateException("Node " + id + " was not unfenced within " + STARTUP_TIMEOUT_MS
-                    + " ms (metadata applied up to offset " + publisher.lastPublished().offset() + ")");
+                    + " ms (metadata applied up to offset " + image().offset() + ")");
         }
         producerIds.prefetch();
         health.refresh();
@@ -349,135 +317,29 @@ public final class TidelineNode implements AutoCloseable {
                 config.kafkaConnectionLimits(), "tideline-" + id + "-kafka", grpcAddress(),
                 metrics, time).start();
         log.info("Node {} serves Kafka's protocol on {}:{}", id, listeners.bind().bindHost(), kafkaServer.boundPort());
-        String bindHost = listeners.bind().bindHost();
-        boolean wildcard = bindHost.isEmpty() || bindHost.equals("0.0.0.0") || bindHost.equals("::");
-        String advertisedHost = listeners.advertised().host();
-        int advertisedPort = listeners.advertised().equals(listeners.bind()) || listeners.advertised().port() == 0
-                ? kafkaServer.boundPort() : listeners.advertised().port();
-        kafkaRelayTarget.set(new KafkaClientSniffer.Target(
-                new InetSocketAddress(wildcard ? InetAddress.getLoopbackAddress().getHostAddress() : bindHost,
-                        kafkaServer.boundPort()),
-                (advertisedHost.contains(":") ? "[" + advertisedHost + "]" : advertisedHost) + ":" + advertisedPort));
-    }
-
-    /**
-     * What the registration advertises: the gRPC listener first (replication and the Tideline clients read the
-     * first endpoint), then the Kafka listener's when there is one, which Kafka Metadata answers give clients.
-     */
-    private List<Endpoint> endpoints() {
-        List<Endpoint> endpoints = new ArrayList<>();
-        endpoints.add(Endpoint.newBuilder().setName(config.advertisedListener().name())
-                .setHost(config.advertisedListener().host()).setPort(advertisedPort()).build());
-        config.kafkaListener().ifPresent(k -> endpoints.add(Endpoint.newBuilder().setName(k.advertised().name())
-                .setHost(k.advertised().host())
-                .setPort(k.advertised().equals(k.bind()) || k.advertised().port() == 0 ? kafkaServer.boundPort()
-                        : k.advertised().port()).build()));
-        return endpoints;
-    }
-
-    /**
-     * The port other brokers and clients are told: advertised.listeners' own port when it names one (the node
-     * may be behind a NAT or a proxy, reachable only there), else the bound port, so listeners on port 0
-     * (tests) advertise the port actually picked.
-     */
-    private int advertisedPort() {
-        Listener advertised = config.advertisedListener();
-        return advertised.equals(config.listener()) || advertised.port() == 0 ? boundPort() : advertised.port();
+        kafkaRelayTarget.set(AdvertisedEndpoints.kafkaRelayTarget(listeners, kafkaServer.boundPort()));
     }
 
     /** The gRPC listener as clients are told it, host:port (what the Kafka listener names to a gRPC client). */
     private String grpcAddress() {
-        String host = config.advertisedListener().host();
-        return (host.contains(":") ? "[" + host + "]" : host) + ":" + advertisedPort();
-    }
-
-    /** What the registration advertises; the bound port, so metrics.http.port=0 (tests) shows the real one. */
-    private String metricsUrl() {
-        if (metricsServer == null) {
-            return "";
-        }
-        String host = config.metricsHttpHost();
-        // A wildcard bind is reachable wherever the clients' listener is advertised.
-        if (host.isEmpty() || host.equals("0.0.0.0") || host.equals("::")) {
-            host = config.advertisedListener().host();
-        }
-        return "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + metricsServer.port() + "/metrics";
+        return AdvertisedEndpoints.grpcAddress(config, boundPort());
     }
 
     private void followMetadata(NodeConfig nodeConfig) {
         if (quorum != null) {
-            quorum.stateMachine().addListener((previous, current, records) -> publishLatest());
-            publishLatest();
+            follower.followVoter(quorum);
         } else {
-            fetcher = new MetadataFetcher(controllerClient::fetchImage, publisher, scheduler, time,
-                    nodeConfig.metadataFetchIntervalMs());
-            fetcher.start();
-        }
-    }
-
-    /** Hands the newest image to the publisher thread (the state machine's thread must not block). */
-    private void publishLatest() {
-        if (closed || publisherThread.isShutdown()) {
-            return;
-        }
-        try {
-            publisherThread.execute(this::publishOnPublisherThread);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            // stopping: the quorum member applies its last entries after the publisher went away
-        }
-    }
-
-    private void publishOnPublisherThread() {
-        MetadataImage image = quorum.image();
-        // A restarted voter replays its own metadata log first, and there it may still lead partitions
-        // that moved while it was down: acting on that would make it a second leader taking writes.
-        // As Kafka's brokers wait for their initial catch-up, publish nothing older than this
-        // incarnation's registration (the controller unfences at the same point).
-        if (image.offset() < lifecycle.registrationOffset()) {
-            return;
-        }
-        try {
-            publisher.publish(image);
-        } catch (RuntimeException e) {
-            log.error("Applying metadata at offset {} failed; the next change retries it", image.offset(), e);
+            follower.fetchFrom(controllerClient::fetchImage, scheduler, time, nodeConfig.metadataFetchIntervalMs());
         }
     }
 
     /** The metadata this broker has applied. */
     public MetadataImage image() {
-        return publisher == null ? MetadataImage.EMPTY : publisher.lastPublished();
+        return follower == null ? MetadataImage.EMPTY : follower.image();
     }
 
     private int quorumLeaderId() {
         return quorum != null ? quorum.leaderId().orElse(-1) : -1;
-    }
-
-    private Optional<LeaderEndpoint> leaderEndpoint(int brokerId) {
-        Optional<BrokerRegistrationRecord> broker = image().broker(brokerId);
-        if (broker.isEmpty() || broker.get().getEndpointsCount() == 0) {
-            return Optional.empty();
-        }
-        Endpoint endpoint = broker.get().getEndpoints(0);
-        String address = endpoint.getHost() + ":" + endpoint.getPort();
-        long brokerEpoch = lifecycle.brokerEpoch();
-        BrokerLink link = brokerChannels.compute(brokerId, (k, existing) -> {
-            if (existing != null && existing.address().equals(address)) {
-                if (existing.brokerEpoch() == brokerEpoch) {
-                    return existing;
-                }
-                // Re-registered: a new endpoint (its fetches carry the epoch) on the same channel.
-                existing.endpoint().close();
-                return new BrokerLink(address, brokerEpoch, existing.channel(),
-                        new GrpcLeaderEndpoint(existing.channel(), brokerEpoch));
-            }
-            if (existing != null) {
-                existing.endpoint().close();
-                existing.channel().shutdown();
-            }
-            ManagedChannel channel = channels.open(brokerId, endpoint.getHost(), endpoint.getPort());
-            return new BrokerLink(address, brokerEpoch, channel, new GrpcLeaderEndpoint(channel, brokerEpoch));
-        });
-        return Optional.of(link.endpoint());
     }
 
     /** The port the listener is bound to (the configured one, or the one picked for port 0). */
@@ -538,7 +400,7 @@ public final class TidelineNode implements AutoCloseable {
 
     /** The metrics endpoint's port, empty when it is off. */
     public Optional<Integer> metricsPort() {
-        return Optional.ofNullable(metricsServer).map(MetricsHttpServer::port);
+        return metricsExport == null ? Optional.empty() : metricsExport.port();
     }
 
     /** Test hook and operator path alike: what an I/O error on {@code tp}'s log does. */
@@ -589,8 +451,8 @@ public final class TidelineNode implements AutoCloseable {
         }
         closed = true;
         health.stop();
-        if (fetcher != null) {
-            fetcher.close();
+        if (follower != null) {
+            follower.stopFetching();
         }
         if (lifecycle != null) {
             lifecycle.close();
@@ -607,8 +469,8 @@ public final class TidelineNode implements AutoCloseable {
         }
         if (server != null && crashed) {
             // A killed process answers nothing more and acts no more: no draining of calls in flight, during
-            // which this node would go on leading (a leader waiting out a 5 s drain shrank the ISR to itself,
-            // its followers' new fetches refused, and left the partition without a leader once fenced).
+            // which this node would go on leading (a leader draining for 5 s shrinks the ISR to itself, refuses
+            // its followers' new fetches, and leaves the partition without a leader once fenced).
             server.shutdownNow();
             awaitQuietly(server);
         } else if (server != null) {
@@ -618,17 +480,18 @@ public final class TidelineNode implements AutoCloseable {
         if (requestHandlers != null) {
             requestHandlers.shutdownNow();
         }
-        stopPublisher();
-        if (metricsServer != null) {
-            metricsServer.close();
+        if (follower != null) {
+            follower.stopPublisher(crashed);
         }
-        if (jmx != null) {
-            jmx.close();
+        if (metricsExport != null) {
+            metricsExport.close();
         }
         if (replicaManager != null) {
             replicaManager.close();
         }
-        brokerChannels.values().forEach(BrokerLink::close);
+        if (brokerChannels != null) {
+            brokerChannels.close();
+        }
         if (logManager != null && crashed) {
             logManager.closeWithoutShutdown();
         } else if (logManager != null) {
@@ -643,32 +506,6 @@ public final class TidelineNode implements AutoCloseable {
         scheduler.close();
         logScheduler.close();
         log.info("Node {} stopped", config.node().nodeId());
-    }
-
-    /**
-     * Stops the metadata publisher before the replicas and logs it acts on close. A stop lets the delta in
-     * hand finish (deleting a topic of many partitions takes a moment; cut off, its logs would be left half
-     * deleted and its checkpoint writes interrupted); a crash cuts it at once, as a kill would. Either way the
-     * thread has ended, within the bound, before any log closes under it.
-     */
-    private void stopPublisher() {
-        if (crashed) {
-            publisherThread.shutdownNow();
-        } else {
-            publisherThread.shutdown();
-        }
-        try {
-            if (!publisherThread.awaitTermination(PUBLISHER_STOP_BOUND_MS, TimeUnit.MILLISECONDS)) {
-                publisherThread.shutdownNow();
-                if (!publisherThread.awaitTermination(PUBLISHER_STOP_BOUND_MS, TimeUnit.MILLISECONDS)) {
-                    log.warn("The metadata publisher of node {} did not stop within {} ms; closing the logs anyway",
-                            config.node().nodeId(), 2 * PUBLISHER_STOP_BOUND_MS);
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            publisherThread.shutdownNow();
-        }
     }
 
     private static void awaitQuietly(Server s) {
