@@ -1,19 +1,15 @@
 package io.tideline.client;
 
-import io.tideline.client.internals.BootstrapServers;
-import io.tideline.client.internals.BrokerAddress;
-import io.tideline.common.config.AbstractConfig;
 import io.tideline.common.config.ConfigDef;
 import io.tideline.common.config.ConfigDef.Importance;
 import io.tideline.common.config.ConfigDef.Type;
 import io.tideline.common.config.Range;
 import io.tideline.common.config.ValidString;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
 /** The consumer's settings, with Kafka's names and defaults. Immutable. */
-public final class ConsumerConfig extends AbstractConfig {
+public final class ConsumerConfig extends ClientConfig {
     public static final String AUTO_OFFSET_RESET = "auto.offset.reset";
     public static final String FETCH_MIN_BYTES = "fetch.min.bytes";
     public static final String FETCH_MAX_WAIT_MS = "fetch.max.wait.ms";
@@ -47,46 +43,27 @@ public final class ConsumerConfig extends AbstractConfig {
                     "The bound on blocking calls that take no timeout of their own (position(), the offset "
                     + "lookups behind seekToBeginning and seekToEnd).");
 
-    private final List<BrokerAddress> bootstrapServers;
-    private final String clientId;
     private final OffsetResetStrategy autoOffsetReset;
     private final int fetchMinBytes;
     private final int fetchMaxWaitMs;
     private final int maxPartitionFetchBytes;
     private final int fetchMaxBytes;
     private final int maxPollRecords;
-    private final int requestTimeoutMs;
-    private final long retryBackoffMs;
     private final int defaultApiTimeoutMs;
-    private final long socketConnectionSetupTimeoutMs;
 
     public ConsumerConfig(Map<String, ?> props) {
         super(CONFIG, props);
-        this.bootstrapServers = BootstrapServers.parse(CommonClientConfigs.BOOTSTRAP_SERVERS,
-                getList(CommonClientConfigs.BOOTSTRAP_SERVERS));
-        this.clientId = getString(CommonClientConfigs.CLIENT_ID);
         this.autoOffsetReset = OffsetResetStrategy.valueOf(getString(AUTO_OFFSET_RESET).toUpperCase(Locale.ROOT));
         this.fetchMinBytes = getInt(FETCH_MIN_BYTES);
         this.fetchMaxWaitMs = getInt(FETCH_MAX_WAIT_MS);
         this.maxPartitionFetchBytes = getInt(MAX_PARTITION_FETCH_BYTES);
         this.fetchMaxBytes = getInt(FETCH_MAX_BYTES);
         this.maxPollRecords = getInt(MAX_POLL_RECORDS);
-        this.requestTimeoutMs = getInt(CommonClientConfigs.REQUEST_TIMEOUT_MS);
-        this.retryBackoffMs = getLong(CommonClientConfigs.RETRY_BACKOFF_MS);
         this.defaultApiTimeoutMs = getInt(DEFAULT_API_TIMEOUT_MS);
-        this.socketConnectionSetupTimeoutMs = getLong(CommonClientConfigs.SOCKET_CONNECTION_SETUP_TIMEOUT_MS);
     }
 
     public static ConfigDef configDef() {
         return new ConfigDef(CONFIG);
-    }
-
-    public List<BrokerAddress> bootstrapServers() {
-        return bootstrapServers;
-    }
-
-    public String clientId() {
-        return clientId;
     }
 
     public OffsetResetStrategy autoOffsetReset() {
@@ -113,19 +90,7 @@ public final class ConsumerConfig extends AbstractConfig {
         return maxPollRecords;
     }
 
-    public int requestTimeoutMs() {
-        return requestTimeoutMs;
-    }
-
-    public long retryBackoffMs() {
-        return retryBackoffMs;
-    }
-
     public int defaultApiTimeoutMs() {
         return defaultApiTimeoutMs;
-    }
-
-    public long socketConnectionSetupTimeoutMs() {
-        return socketConnectionSetupTimeoutMs;
     }
 }

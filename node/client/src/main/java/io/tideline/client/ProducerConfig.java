@@ -1,19 +1,15 @@
 package io.tideline.client;
 
-import io.tideline.client.internals.BootstrapServers;
-import io.tideline.client.internals.BrokerAddress;
-import io.tideline.common.config.AbstractConfig;
 import io.tideline.common.config.ConfigDef;
 import io.tideline.common.config.ConfigDef.Importance;
 import io.tideline.common.config.ConfigDef.Type;
 import io.tideline.common.config.ConfigException;
 import io.tideline.common.config.Range;
 import io.tideline.common.config.ValidString;
-import java.util.List;
 import java.util.Map;
 
 /** The producer's settings, with Kafka's names and defaults. Immutable. */
-public final class ProducerConfig extends AbstractConfig {
+public final class ProducerConfig extends ClientConfig {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ProducerConfig.class);
     public static final String ACKS = "acks";
     public static final String LINGER_MS = "linger.ms";
@@ -67,45 +63,34 @@ public final class ProducerConfig extends AbstractConfig {
                     + "sequence order, each in a request of its own). Without idempotence a partition has one request "
                     + "in flight at a time whatever this is, which keeps its records in order across retries.");
 
-    private final List<BrokerAddress> bootstrapServers;
-    private final String clientId;
     private final int acks;
     private final long lingerMs;
     private final int batchSize;
     private final int retries;
-    private final long retryBackoffMs;
     private final long deliveryTimeoutMs;
-    private final int requestTimeoutMs;
     private final int maxRequestSize;
     private final long maxBlockMs;
     private final long bufferMemory;
-    private final long socketConnectionSetupTimeoutMs;
     private final boolean idempotence;
     private final int maxInFlightRequestsPerConnection;
 
     public ProducerConfig(Map<String, ?> props) {
         super(CONFIG, props);
-        this.bootstrapServers = BootstrapServers.parse(CommonClientConfigs.BOOTSTRAP_SERVERS,
-                getList(CommonClientConfigs.BOOTSTRAP_SERVERS));
-        this.clientId = getString(CommonClientConfigs.CLIENT_ID);
         String acksValue = getString(ACKS);
         this.acks = acksValue.equals("all") ? -1 : Integer.parseInt(acksValue);
         this.lingerMs = getLong(LINGER_MS);
         this.batchSize = getInt(BATCH_SIZE);
         this.retries = getInt(RETRIES);
-        this.retryBackoffMs = getLong(CommonClientConfigs.RETRY_BACKOFF_MS);
         this.deliveryTimeoutMs = getLong(DELIVERY_TIMEOUT_MS);
-        this.requestTimeoutMs = getInt(CommonClientConfigs.REQUEST_TIMEOUT_MS);
         this.maxRequestSize = getInt(MAX_REQUEST_SIZE);
         this.maxBlockMs = getLong(MAX_BLOCK_MS);
         this.bufferMemory = getLong(BUFFER_MEMORY);
-        this.socketConnectionSetupTimeoutMs = getLong(CommonClientConfigs.SOCKET_CONNECTION_SETUP_TIMEOUT_MS);
         this.maxInFlightRequestsPerConnection = getInt(MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION);
         this.idempotence = resolveIdempotence();
         // As in Kafka: a batch must be allowed to linger and then wait for one full request.
-        if (deliveryTimeoutMs < lingerMs + requestTimeoutMs) {
+        if (deliveryTimeoutMs < lingerMs + requestTimeoutMs()) {
             throw new ConfigException(DELIVERY_TIMEOUT_MS, deliveryTimeoutMs, "must be at least linger.ms + "
-                    + "request.timeout.ms = " + (lingerMs + requestTimeoutMs));
+                    + "request.timeout.ms = " + (lingerMs + requestTimeoutMs()));
         }
     }
 
@@ -155,14 +140,6 @@ public final class ProducerConfig extends AbstractConfig {
         return new ConfigDef(CONFIG);
     }
 
-    public List<BrokerAddress> bootstrapServers() {
-        return bootstrapServers;
-    }
-
-    public String clientId() {
-        return clientId;
-    }
-
     /** -1 (all), 0 or 1, as the Produce request carries it. */
     public int acks() {
         return acks;
@@ -180,16 +157,8 @@ public final class ProducerConfig extends AbstractConfig {
         return retries;
     }
 
-    public long retryBackoffMs() {
-        return retryBackoffMs;
-    }
-
     public long deliveryTimeoutMs() {
         return deliveryTimeoutMs;
-    }
-
-    public int requestTimeoutMs() {
-        return requestTimeoutMs;
     }
 
     public int maxRequestSize() {
@@ -202,9 +171,5 @@ public final class ProducerConfig extends AbstractConfig {
 
     public long bufferMemory() {
         return bufferMemory;
-    }
-
-    public long socketConnectionSetupTimeoutMs() {
-        return socketConnectionSetupTimeoutMs;
     }
 }

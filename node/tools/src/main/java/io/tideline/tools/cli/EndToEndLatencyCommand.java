@@ -2,7 +2,6 @@ package io.tideline.tools.cli;
 
 import io.tideline.client.AdminConfig;
 import io.tideline.client.ChannelFactory;
-import io.tideline.client.CommonClientConfigs;
 import io.tideline.client.ConsumerConfig;
 import io.tideline.client.ConsumerRecord;
 import io.tideline.client.ProducerConfig;
@@ -31,6 +30,7 @@ import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionException;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -62,8 +62,8 @@ final class EndToEndLatencyCommand implements Callable<Integer> {
     private static final String USAGE = "bootstrap-server topic num-records producer-acks record-size [optional] "
             + "command-config";
 
-    @Option(names = "--bootstrap-server", paramLabel = "HOST:PORT[,HOST:PORT...]", description = "The brokers.")
-    String bootstrapServer;
+    @Mixin
+    ConnectionOptions connection = new ConnectionOptions();
 
     @Option(names = "--topic", paramLabel = "TOPIC", description = "The topic to use (created with 1 partition if missing).")
     String topic;
@@ -92,10 +92,6 @@ final class EndToEndLatencyCommand implements Callable<Integer> {
     @Option(names = "--record-header-size", paramLabel = "BYTES", defaultValue = "0",
             description = "Accepted with --num-headers 0 only (no effect).")
     int recordHeaderSize;
-
-    @Option(names = "--command-config", paramLabel = "CONFIG-FILE",
-            description = "A properties file of producer, consumer and admin client settings.")
-    Path commandConfig;
 
     @Parameters(arity = "0..*", paramLabel = "ARG",
             description = "The older positional form: " + USAGE + ".")
@@ -162,21 +158,21 @@ final class EndToEndLatencyCommand implements Callable<Integer> {
         if (positional.isEmpty()) {
             return;
         }
-        if (bootstrapServer != null || topic != null || numRecords != null || producerAcks != null || recordSize != null
-                || commandConfig != null) {
+        if (connection.bootstrapServer != null || topic != null || numRecords != null || producerAcks != null
+                || recordSize != null || connection.commandConfig != null) {
             throw CliException.usage("give either the named options or the positional arguments (" + USAGE + "), not both");
         }
         if (positional.size() != 5 && positional.size() != 6) {
             throw CliException.usage("Invalid number of arguments. Expected 5 or 6 positional arguments, but got "
                     + positional.size() + ". Usage: " + USAGE);
         }
-        bootstrapServer = positional.get(0);
+        connection.bootstrapServer = positional.get(0);
         topic = positional.get(1);
         numRecords = integer("num-records", positional.get(2));
         producerAcks = positional.get(3);
         recordSize = integer("record-size", positional.get(4));
         if (positional.size() == 6) {
-            commandConfig = Path.of(positional.get(5));
+            connection.commandConfig = Path.of(positional.get(5));
         }
     }
 
@@ -190,7 +186,7 @@ final class EndToEndLatencyCommand implements Callable<Integer> {
 
     private void checkOptions() {
         List<String> missing = new ArrayList<>();
-        if (bootstrapServer == null) {
+        if (connection.bootstrapServer == null) {
             missing.add("--bootstrap-server");
         }
         if (topic == null) {
@@ -232,22 +228,20 @@ final class EndToEndLatencyCommand implements Callable<Integer> {
 
     private Map<String, Object> producerSettings() {
         Map<String, Object> fixed = new LinkedHashMap<>();
-        fixed.put(CommonClientConfigs.BOOTSTRAP_SERVERS, bootstrapServer);
         // One record at a time: a batch must not wait for company.
         fixed.put(ProducerConfig.LINGER_MS, 0L);
         fixed.put(ProducerConfig.ACKS, producerAcks);
-        return ClientSettings.layered(Map.of(ProducerConfig.MAX_BLOCK_MS, (long) ClientSettings.TOOL_DEFAULT_API_TIMEOUT_MS),
-                commandConfig, Map.of(), fixed);
+        return connection.settings(Map.of(ProducerConfig.MAX_BLOCK_MS, (long) ClientSettings.TOOL_DEFAULT_API_TIMEOUT_MS),
+                null, Map.of(), fixed);
     }
 
     private Map<String, Object> consumerSettings() {
         Map<String, Object> fixed = new LinkedHashMap<>();
-        fixed.put(CommonClientConfigs.BOOTSTRAP_SERVERS, bootstrapServer);
         fixed.put(ConsumerConfig.AUTO_OFFSET_RESET, "latest");
         // The broker answers each fetch at once, so a record is read as soon as it is there.
         fixed.put(ConsumerConfig.FETCH_MAX_WAIT_MS, 0);
-        return ClientSettings.layered(Map.of(ConsumerConfig.DEFAULT_API_TIMEOUT_MS, ClientSettings.TOOL_DEFAULT_API_TIMEOUT_MS),
-                commandConfig, Map.of(), fixed);
+        return connection.settings(Map.of(ConsumerConfig.DEFAULT_API_TIMEOUT_MS, ClientSettings.TOOL_DEFAULT_API_TIMEOUT_MS),
+                null, Map.of(), fixed);
     }
 
     /** Checks both clients' values; warns about the keys that neither client nor the admin client knows. */

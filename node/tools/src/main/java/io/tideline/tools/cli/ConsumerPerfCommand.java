@@ -23,6 +23,7 @@ import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -54,9 +55,8 @@ final class ConsumerPerfCommand implements Callable<Integer> {
     private static final double MIB = 1024.0 * 1024.0;
     private static final String HEADER_TAIL = ", rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec";
 
-    @Option(names = "--bootstrap-server", paramLabel = "HOST:PORT[,HOST:PORT...]", required = true,
-            description = "The server(s) to connect to.")
-    String bootstrapServer;
+    @Mixin
+    ConnectionOptions connection = new ConnectionOptions();
 
     static final class Topics {
         @Option(names = "--topic", paramLabel = "TOPIC", required = true, description = "The topic to consume from.")
@@ -97,9 +97,6 @@ final class ConsumerPerfCommand implements Callable<Integer> {
     @Option(names = "--command-property", paramLabel = "PROP=VALUE",
             description = "A consumer setting (fetch.max.wait.ms, max.poll.records, ...); repeat. Over --command-config.")
     Map<String, String> commandProperties = new LinkedHashMap<>();
-
-    @Option(names = "--command-config", paramLabel = "CONFIG-FILE", description = "A properties file of consumer settings.")
-    Path commandConfig;
 
     @Option(names = "--consumer.config", paramLabel = "CONFIG-FILE", description = "The older name of --command-config.")
     Path consumerConfig;
@@ -202,6 +199,7 @@ final class ConsumerPerfCommand implements Callable<Integer> {
     }
 
     private SimpleDateFormat checkOptions(long wanted) {
+        connection.requireBootstrap();
         if (wanted < 0) {
             throw CliException.usage("--num-records must not be negative, got " + wanted);
         }
@@ -214,9 +212,7 @@ final class ConsumerPerfCommand implements Callable<Integer> {
         if (fetchSize < 1) {
             throw CliException.usage("--fetch-size must be at least 1, got " + fetchSize);
         }
-        if (commandConfig != null && consumerConfig != null) {
-            throw CliException.usage("--command-config and --consumer.config cannot be specified together.");
-        }
+        connection.refuseBoth(consumerConfig, "--consumer.config");
         if (printMetrics) {
             throw CliException.usage("--print-metrics is not supported: the Tideline consumer keeps no Kafka client metrics");
         }
@@ -232,11 +228,9 @@ final class ConsumerPerfCommand implements Callable<Integer> {
         defaults.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS, ClientSettings.TOOL_DEFAULT_API_TIMEOUT_MS);
         defaults.put(CommonClientConfigs.CLIENT_ID, DEFAULT_CLIENT_ID);
         Map<String, Object> fixed = new LinkedHashMap<>();
-        fixed.put(CommonClientConfigs.BOOTSTRAP_SERVERS, bootstrapServer);
         fixed.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES, fetchSize);
         fixed.put(ConsumerConfig.AUTO_OFFSET_RESET, fromLatest ? "latest" : "earliest");
-        Map<String, Object> settings = ClientSettings.layered(defaults,
-                commandConfig != null ? commandConfig : consumerConfig, commandProperties, fixed);
+        Map<String, Object> settings = connection.settings(defaults, consumerConfig, commandProperties, fixed);
         ClientSettings.warnUnknown(io, "perf consume", "consumer", settings, ConsumerConfig::new, Set.of());
         return settings;
     }

@@ -25,6 +25,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Pattern;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -50,9 +51,8 @@ final class ProducerPerfCommand implements Callable<Integer> {
     private static final String TRANSACTIONAL_ID = "transactional.id";
     private static final String DEFAULT_CLIENT_ID = "perf-producer-client";
 
-    @Option(names = "--bootstrap-server", paramLabel = "BOOTSTRAP-SERVER",
-            description = "The server(s) to connect to; takes precedence over bootstrap.servers in the settings.")
-    String bootstrapServer;
+    @Mixin
+    ConnectionOptions connection = new ConnectionOptions();
 
     @Option(names = "--topic", paramLabel = "TOPIC", required = true, description = "Produce records to this topic.")
     String topic;
@@ -90,9 +90,6 @@ final class ProducerPerfCommand implements Callable<Integer> {
     @Option(names = "--producer-props", paramLabel = "PROP-NAME=PROP-VALUE", arity = "1..*",
             description = "The older name of --command-property.")
     Map<String, String> producerProps = new LinkedHashMap<>();
-
-    @Option(names = "--command-config", paramLabel = "CONFIG-FILE", description = "A properties file of producer settings.")
-    Path commandConfig;
 
     @Option(names = "--producer.config", paramLabel = "CONFIG-FILE", description = "The older name of --command-config.")
     Path producerConfig;
@@ -206,17 +203,15 @@ final class ProducerPerfCommand implements Callable<Integer> {
         if (payload.recordSize != null && payload.recordSize <= 0) {
             throw CliException.usage("--record-size should be greater than zero.");
         }
-        if (bootstrapServer == null && commandProperties.isEmpty() && producerProps.isEmpty() && producerConfig == null
-                && commandConfig == null) {
+        if (connection.bootstrapServer == null && commandProperties.isEmpty() && producerProps.isEmpty()
+                && producerConfig == null && connection.commandConfig == null) {
             throw CliException.usage("At least one of --bootstrap-server, --command-property, --producer-props, "
                     + "--producer.config or --command-config must be specified.");
         }
         if (!commandProperties.isEmpty() && !producerProps.isEmpty()) {
             throw CliException.usage("--command-property and --producer-props cannot be specified together.");
         }
-        if (commandConfig != null && producerConfig != null) {
-            throw CliException.usage("--command-config and --producer.config cannot be specified together.");
-        }
+        connection.refuseBoth(producerConfig, "--producer.config");
         if (reportingIntervalMs <= 0) {
             throw CliException.usage("--reporting-interval should be greater than zero.");
         }
@@ -248,12 +243,8 @@ final class ProducerPerfCommand implements Callable<Integer> {
         Map<String, Object> defaults = new LinkedHashMap<>();
         defaults.put(ProducerConfig.MAX_BLOCK_MS, (long) ClientSettings.TOOL_DEFAULT_API_TIMEOUT_MS);
         defaults.put(CommonClientConfigs.CLIENT_ID, DEFAULT_CLIENT_ID);
-        Map<String, Object> fixed = new LinkedHashMap<>();
-        if (bootstrapServer != null) {
-            fixed.put(CommonClientConfigs.BOOTSTRAP_SERVERS, bootstrapServer);
-        }
-        Map<String, Object> settings = ClientSettings.layered(defaults, commandConfig != null ? commandConfig
-                : producerConfig, commandProperties.isEmpty() ? producerProps : commandProperties, fixed);
+        Map<String, Object> settings = connection.settings(defaults, producerConfig,
+                commandProperties.isEmpty() ? producerProps : commandProperties, Map.of());
         if (settings.containsKey(TRANSACTIONAL_ID)) {
             throw CliException.usage("Tideline has no transactions: transactional.id is not supported");
         }

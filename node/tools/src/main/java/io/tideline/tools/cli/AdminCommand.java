@@ -4,11 +4,11 @@ import io.tideline.client.ChannelFactory;
 import io.tideline.client.TidelineAdmin;
 import io.tideline.client.TopicResult;
 import io.tideline.common.time.Time;
-import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
 
@@ -41,15 +41,8 @@ public final class AdminCommand implements Callable<Integer> {
     /** Text for people, json (one document on one line) for scripts; shapes in docs/cli.md. */
     public enum OutputFormat { text, json }
 
-    @Option(names = "--bootstrap-server", paramLabel = "HOST:PORT[,HOST:PORT...]", scope = ScopeType.INHERIT,
-            description = "Brokers to reach the cluster through (any one that answers is enough).")
-    String bootstrapServer;
-
-    @Option(names = "--command-config", paramLabel = "FILE", scope = ScopeType.INHERIT,
-            description = "A properties file of admin client settings (request.timeout.ms, default.api.timeout.ms, "
-                    + "...); default.api.timeout.ms defaults to " + ClientSettings.TOOL_DEFAULT_API_TIMEOUT_MS
-                    + " here.")
-    Path commandConfig;
+    @Mixin
+    ConnectionOptions connection = new ConnectionOptions();
 
     @Option(names = "--output", paramLabel = "text|json", defaultValue = "text", scope = ScopeType.INHERIT,
             description = "text (default) or json.")
@@ -105,10 +98,7 @@ public final class AdminCommand implements Callable<Integer> {
 
     /** The admin client's settings from the options given (checked: a bad key or value is a usage error). */
     Map<String, Object> settings() {
-        if (bootstrapServer == null || bootstrapServer.isBlank()) {
-            throw CliException.usage("missing required option --bootstrap-server");
-        }
-        return ClientSettings.admin(bootstrapServer, commandConfig);
+        return ClientSettings.admin(connection);
     }
 
     /**

@@ -20,7 +20,9 @@ import java.util.function.Function;
 
 /**
  * Builds a client's settings from a command's options and checks them before a client exists, so that
- * a typo in a key or a bad value is a usage error naming the key, not a silently ignored setting.
+ * a typo in a key or a bad value is a usage error naming the key, not a silently ignored setting. Every
+ * command layers them the same way ({@link #layered}); {@link ConnectionOptions} holds the options that
+ * say where the cluster is.
  */
 final class ClientSettings {
     /**
@@ -34,14 +36,12 @@ final class ClientSettings {
     }
 
     /** Admin client settings: the {@code --command-config} file (if any) under the bootstrap address. */
-    static Map<String, Object> admin(String bootstrapServers, Path commandConfig) {
-        Map<String, Object> settings = new LinkedHashMap<>();
-        settings.put(AdminConfig.DEFAULT_API_TIMEOUT_MS, TOOL_DEFAULT_API_TIMEOUT_MS);
-        if (commandConfig != null) {
-            settings.putAll(load(commandConfig));
-        }
-        settings.put(CommonClientConfigs.BOOTSTRAP_SERVERS, bootstrapServers);
-        check(commandConfig == null ? "defaults" : "--command-config " + commandConfig, settings, AdminConfig::new);
+    static Map<String, Object> admin(ConnectionOptions connection) {
+        connection.requireBootstrap();
+        Map<String, Object> settings = connection.settings(
+                Map.of(AdminConfig.DEFAULT_API_TIMEOUT_MS, TOOL_DEFAULT_API_TIMEOUT_MS), null, Map.of(), Map.of());
+        Path file = connection.commandConfig;
+        check(file == null ? "defaults" : "--command-config " + file, settings, AdminConfig::new);
         return settings;
     }
 
@@ -66,32 +66,32 @@ final class ClientSettings {
 
     /** Producer settings: {@code --producer-property} pairs, then the options that name a key themselves. */
     static Map<String, Object> producer(String bootstrapServers, Map<String, String> properties, String acks) {
-        Map<String, Object> settings = new LinkedHashMap<>();
-        settings.put(ProducerConfig.MAX_BLOCK_MS, (long) TOOL_DEFAULT_API_TIMEOUT_MS);
-        settings.putAll(properties);
-        settings.put(CommonClientConfigs.BOOTSTRAP_SERVERS, bootstrapServers);
+        Map<String, Object> fixed = new LinkedHashMap<>();
+        fixed.put(CommonClientConfigs.BOOTSTRAP_SERVERS, bootstrapServers);
         if (acks != null) {
-            settings.put(ProducerConfig.ACKS, acks);
+            fixed.put(ProducerConfig.ACKS, acks);
         }
+        Map<String, Object> settings = layered(Map.of(ProducerConfig.MAX_BLOCK_MS, (long) TOOL_DEFAULT_API_TIMEOUT_MS),
+                null, properties, fixed);
         check("--producer-property", settings, ProducerConfig::new);
         return settings;
     }
 
     /** Consumer settings: {@code --consumer-property} pairs, then bootstrap address and auto.offset.reset. */
     static Map<String, Object> consumer(String bootstrapServers, Map<String, String> properties, String reset) {
-        Map<String, Object> settings = new LinkedHashMap<>();
-        settings.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS, TOOL_DEFAULT_API_TIMEOUT_MS);
-        settings.putAll(properties);
-        settings.put(CommonClientConfigs.BOOTSTRAP_SERVERS, bootstrapServers);
-        settings.put(ConsumerConfig.AUTO_OFFSET_RESET, reset);
+        Map<String, Object> fixed = new LinkedHashMap<>();
+        fixed.put(CommonClientConfigs.BOOTSTRAP_SERVERS, bootstrapServers);
+        fixed.put(ConsumerConfig.AUTO_OFFSET_RESET, reset);
+        Map<String, Object> settings = layered(Map.of(ConsumerConfig.DEFAULT_API_TIMEOUT_MS, TOOL_DEFAULT_API_TIMEOUT_MS),
+                null, properties, fixed);
         check("--consumer-property", settings, ConsumerConfig::new);
         return settings;
     }
 
     /**
-     * A perf tool's client settings, layered as Kafka's perf tools layer them: {@code defaults}, then the
+     * A command's client settings, layered as Kafka's tools layer them: {@code defaults}, then the
      * properties {@code file} (if any), then the {@code properties} pairs, then {@code fixed} (what the
-     * tool's own flags say, e.g. --bootstrap-server or --fetch-size) over all of them.
+     * command's own flags say, e.g. --bootstrap-server or --fetch-size) over all of them.
      */
     static Map<String, Object> layered(Map<String, Object> defaults, Path file, Map<String, String> properties,
                                        Map<String, Object> fixed) {
