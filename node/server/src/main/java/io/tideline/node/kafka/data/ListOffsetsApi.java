@@ -1,8 +1,8 @@
 package io.tideline.node.kafka.data;
 
 import io.tideline.common.TopicPartition;
-import io.tideline.node.api.OffsetLookup;
-import io.tideline.node.api.RequestChecks;
+import io.tideline.node.service.OffsetLookup;
+import io.tideline.node.service.RequestChecks;
 import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.node.metadata.MetadataImage;
