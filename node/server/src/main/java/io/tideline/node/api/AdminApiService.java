@@ -16,6 +16,7 @@ import io.tideline.node.service.LeaderElections;
 import io.tideline.node.service.PartitionRef;
 import io.tideline.node.service.ReassignmentsService;
 import io.tideline.node.service.RecordsService;
+import io.tideline.node.service.ReplicaRebuilder;
 import io.tideline.node.service.TopicsService;
 import io.tideline.proto.admin.AdminServiceGrpc;
 import io.tideline.proto.admin.AlterBrokerConfigsRequest;
@@ -101,7 +102,6 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
     private final AdminServices services;
     private final LogDirsAdmin logDirs;
     private final ReplicaDescriber replicaDescriber;
-    private final ReplicaRebuilder replicaRebuilder;
     private final GroupsAdminApi groups;
 
     public AdminApiService(AdminServices services, int brokerId, Supplier<MetadataImage> image,
@@ -113,7 +113,6 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
         this.image = Objects.requireNonNull(image, "image");
         this.logDirs = new LogDirsAdmin(brokerId, image, logManager, services.logDirs());
         this.replicaDescriber = new ReplicaDescriber(brokerId, image, replicaManager, controller);
-        this.replicaRebuilder = new ReplicaRebuilder(brokerId, image, replicaManager);
         this.groups = new GroupsAdminApi(groupCoordinator, image);
     }
 
@@ -361,6 +360,13 @@ public final class AdminApiService extends AdminServiceGrpc.AdminServiceImplBase
     @Override
     public void rebuildReplica(RebuildReplicaRequest request,
                                StreamObserver<RebuildReplicaResponse> observer) {
-        ClientApiService.respond(observer, replicaRebuilder.rebuild(request));
+        ReplicaRebuilder.Rebuild r = services.rebuilds().rebuild(request.getTopic(), request.getPartition(),
+                request.getBrokerId());
+        RebuildReplicaResponse.Builder b = RebuildReplicaResponse.newBuilder().setErrorCode(r.error().code())
+                .setErrorMessage(r.error().message());
+        if (!r.error().isError()) {
+            b.setStartOffset(r.startOffset()).setTargetOffset(r.targetOffset());
+        }
+        ClientApiService.respond(observer, b.build());
     }
 }

@@ -17,7 +17,7 @@ import java.util.function.Supplier;
  */
 public record AdminServices(TopicsService topics, LeaderElections elections, ConfigsService configs,
                             ReassignmentsService reassignments, RecordsService records, ClusterService cluster,
-                            LogDirsService logDirs) {
+                            LogDirsService logDirs, ReplicaRebuilder rebuilds) {
 
     public AdminServices {
         Objects.requireNonNull(topics, "topics");
@@ -27,6 +27,7 @@ public record AdminServices(TopicsService topics, LeaderElections elections, Con
         Objects.requireNonNull(records, "records");
         Objects.requireNonNull(cluster, "cluster");
         Objects.requireNonNull(logDirs, "logDirs");
+        Objects.requireNonNull(rebuilds, "rebuilds");
     }
 
     /**
@@ -42,6 +43,7 @@ public record AdminServices(TopicsService topics, LeaderElections elections, Con
         return new AdminServices(new TopicsService(controller, defaultNumPartitions, defaultReplicationFactor),
                 new LeaderElections(controller), new ConfigsService(brokerId, image, controller, brokerConfigs),
                 new ReassignmentsService(image, controller), new RecordsService(brokerId, image, replicaManager),
-                new ClusterService(brokerId, clusterId, voters, image, controller), new LogDirsService(logManager));
+                new ClusterService(brokerId, clusterId, voters, image, controller), new LogDirsService(logManager),
+                new ReplicaRebuilder(brokerId, image, replicaManager));
     }
 }
