@@ -6,6 +6,8 @@ import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.node.producer.ProducerIdInitializer;
+import io.tideline.node.service.OffsetLookup;
+import io.tideline.node.service.RequestChecks;
 import io.tideline.proto.client.ClientServiceGrpc;
 import io.tideline.proto.client.FetchPartition;
 import io.tideline.proto.client.FetchPartitionResponse;
@@ -14,6 +16,7 @@ import io.tideline.proto.client.FetchResponse;
 import io.tideline.proto.client.InitProducerIdRequest;
 import io.tideline.proto.client.InitProducerIdResponse;
 import io.tideline.proto.client.ListOffsetsPartition;
+import io.tideline.proto.client.ListOffsetsPartitionResponse;
 import io.tideline.proto.client.ListOffsetsRequest;
 import io.tideline.proto.client.ListOffsetsResponse;
 import io.tideline.proto.client.MetadataRequest;
@@ -158,7 +161,8 @@ public final class ClientApiService extends ClientServiceGrpc.ClientServiceImplB
     @Override
     public void fetch(FetchRequest request, StreamObserver<FetchResponse> observer) {
         MetadataImage current = image.get();
-        String requestProblem = RequestChecks.fetchRequestProblem(request);
+        String requestProblem = RequestChecks.fetchRequestProblem(request.getMinBytes(), request.getMaxBytes(),
+                request.getMaxWaitMs());
         List<FetchPartitionResponse> answered = new ArrayList<>();
         List<ConsumerFetch> toRead = new ArrayList<>();
         Set<TopicPartition> listedTwice = RequestChecks.listedTwice(request.getPartitionsList(),
@@ -231,10 +235,29 @@ public final class ClientApiService extends ClientServiceGrpc.ClientServiceImplB
         ListOffsetsResponse.Builder b = ListOffsetsResponse.newBuilder();
         Set<TopicPartition> listedTwice = RequestChecks.listedTwice(request.getPartitionsList(),
                 ListOffsetsPartition::getTopic, ListOffsetsPartition::getPartition);
+        OffsetLookup offsets = new OffsetLookup(replicaManager, brokerId);
         for (ListOffsetsPartition p : request.getPartitionsList()) {
-            b.addPartitions(new OffsetLookup(replicaManager, metadata, brokerId).lookup(current, p, listedTwice));
+            b.addPartitions(lookup(offsets, current, p, listedTwice));
         }
         respond(observer, b.build());
+    }
+
+    private ListOffsetsPartitionResponse lookup(OffsetLookup offsets, MetadataImage image, ListOffsetsPartition p,
+                                                Set<TopicPartition> listedTwice) {
+        ListOffsetsPartitionResponse.Builder b = ListOffsetsPartitionResponse.newBuilder().setTopic(p.getTopic())
+                .setPartition(p.getPartition()).setOffset(-1).setTimestamp(-1)
+                .setCurrentLeader(metadata.leaderHint(image, p.getTopic(), p.getPartition()));
+        // The partition's own errors come before a bad timestamp, as they always have on this API.
+        boolean partitionOk = RequestChecks.partition(image, p.getTopic(), p.getPartition(), listedTwice).error() == Errors.NONE;
+        OffsetLookup.Found found = partitionOk && p.getTimestamp() < OffsetLookup.EARLIEST
+                ? OffsetLookup.Found.error(Errors.INVALID_REQUEST, "timestamp must be -2 (earliest), -1 (latest) or a "
+                + "time in ms, got " + p.getTimestamp())
+                : offsets.find(image, p.getTopic(), p.getPartition(), p.getTimestamp(), -1, listedTwice);
+        b.setErrorCode(found.error().code()).setOffset(found.offset()).setTimestamp(found.timestamp());
+        if (found.message() != null) {
+            b.setErrorMessage(found.message());
+        }
+        return b.build();
     }
 
     // ---------------------------------------------------------------- Metadata

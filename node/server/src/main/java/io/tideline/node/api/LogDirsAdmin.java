@@ -3,6 +3,8 @@ package io.tideline.node.api;
 import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
 import io.tideline.node.metadata.MetadataImage;
+import io.tideline.node.service.LogDirsService;
+import io.tideline.node.service.RequestChecks;
 import io.tideline.proto.admin.CompactionSegmentVerdict;
 import io.tideline.proto.admin.CompactionState;
 import io.tideline.proto.admin.DeletedOpenFileInfo;
@@ -49,17 +51,19 @@ final class LogDirsAdmin {
     private final int brokerId;
     private final Supplier<MetadataImage> image;
     private final LogManager logManager;
+    private final LogDirsService logDirs;
 
-    LogDirsAdmin(int brokerId, Supplier<MetadataImage> image, LogManager logManager) {
+    LogDirsAdmin(int brokerId, Supplier<MetadataImage> image, LogManager logManager, LogDirsService logDirs) {
         this.brokerId = brokerId;
         this.image = Objects.requireNonNull(image, "image");
         this.logManager = Objects.requireNonNull(logManager, "logManager");
+        this.logDirs = Objects.requireNonNull(logDirs, "logDirs");
     }
 
     DescribeLogDirsResponse describeLogDirs(DescribeLogDirsRequest request) {
         Set<String> topics = new HashSet<>(request.getTopicsList());
         DescribeLogDirsResponse.Builder b = DescribeLogDirsResponse.newBuilder().setBrokerId(brokerId);
-        for (LogDirDescription dir : logManager.describeLogDirs(tp -> topics.isEmpty() || topics.contains(tp.topic()))) {
+        for (LogDirDescription dir : logDirs.describeLogDirs(tp -> topics.isEmpty() || topics.contains(tp.topic()))) {
             LogDirInfo.Builder d = LogDirInfo.newBuilder().setLogDir(dir.logDir().toString())
                     .setErrorCode(dir.error().code());
             if (dir.error() != Errors.NONE) {

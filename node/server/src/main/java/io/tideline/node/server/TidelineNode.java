@@ -9,25 +9,17 @@ import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.tideline.common.time.Scheduler;
 import io.tideline.common.time.ThreadPoolScheduler;
 import io.tideline.common.time.Time;
-import io.tideline.node.api.AdminApiService;
-import io.tideline.node.api.ClientApiService;
 import io.tideline.node.broker.BrokerMetadataPublisher;
 import io.tideline.node.config.BrokerConfigResolver;
 import io.tideline.node.config.NodeConfig;
 import io.tideline.node.controller.ControllerSettings;
 import io.tideline.node.controller.client.ControllerClient;
 import io.tideline.node.kafka.KafkaApis;
-import io.tideline.node.kafka.KafkaMetadataResponses;
 import io.tideline.node.kafka.KafkaRequestMemoryPool;
 import io.tideline.node.kafka.KafkaServer;
-import io.tideline.node.kafka.KafkaServices;
 import io.tideline.node.group.GroupCoordinator;
 import io.tideline.node.group.MissedTombstones;
 import io.tideline.node.group.ImageTracker;
-import io.tideline.node.kafka.group.GroupApis;
-import io.tideline.node.kafka.group.KafkaEndpoints;
-import io.tideline.node.kafka.admin.AdminDeps;
-import io.tideline.node.kafka.admin.KafkaAdminApis;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.node.quorum.LeaderBalancer;
 import io.tideline.node.quorum.QuorumServer;
@@ -236,10 +228,9 @@ public final class TidelineNode implements AutoCloseable {
         handlers = new BusyTimeExecutor(requestHandlers, time);
         HandlerPoolMetrics.register(metrics, handlers, config.numIoThreads(), time);
         LinuxIoMetrics.register(metrics, LinuxIoMetrics.PROC_SELF_IO);
-        AdminApiService adminService = new AdminApiService(id, this::image, replicaManager, controllerClient,
-                partitionSettings::brokerMinInsyncReplicas, brokerConfigs, logManager, nodeConfig.clusterId(),
-                nodeConfig.voters(), () -> groupCoordinator, nodeConfig.numPartitions(),
-                nodeConfig.defaultReplicationFactor());
+        ListenerWiring wiring = new ListenerWiring(new ListenerWiring.Parts(id, nodeConfig, config.originals(),
+                this::image, this::quorumLeaderId, replicaManager, logManager, controllerClient, brokerConfigs,
+                partitionSettings::brokerMinInsyncReplicas, () -> groupCoordinator, producerIdInitializer, metrics));
         // Calls are looked up on their connection's transport thread (direct), then run on the request handlers;
         // a connection's Produce calls one at a time in arrival order, for the idempotent producer (ProduceOrdering).
         ProduceOrdering produceOrdering = new ProduceOrdering(ClientServiceGrpc.getProduceMethod(), handlers);
@@ -254,9 +245,8 @@ public final class TidelineNode implements AutoCloseable {
                 .flowControlWindow(config.flowControlWindowBytes())
                 .intercept(requestMemory)
                 // Bytes that are not a method's message get INVALID_ARGUMENT, not UNKNOWN (docs/behaviours.md B164).
-                .addService(TypedRequestParsing.of(new ClientApiService(id, nodeConfig.clusterId(), this::image,
-                        replicaManager, () -> quorumLeaderId(), producerIdInitializer)))
-                .addService(TypedRequestParsing.of(adminService))
+                .addService(wiring.clientService())
+                .addService(wiring.adminService())
                 .addService(TypedRequestParsing.of(new ReplicaFetchGrpcService(replicaManager)))
                 .addService(TypedRequestParsing.of(health.service()))
                 .addService(TypedRequestParsing.of(ProtoReflectionServiceV1.newInstance()))
@@ -268,7 +258,7 @@ public final class TidelineNode implements AutoCloseable {
                         : String.valueOf(a))
                 .collect(Collectors.joining(", ")));
         if (config.kafkaListener().isPresent()) {
-            startKafkaListener(config.kafkaListener().get(), adminService, brokerConfigs);
+            startKafkaListener(config.kafkaListener().get(), wiring);
         }
         metricsExport = MetricsExport.start(config, metrics, this::isHealthy, this::image);
 
@@ -290,26 +280,14 @@ public final class TidelineNode implements AutoCloseable {
         log.info("Node {} is serving (broker epoch {})", id, lifecycle.brokerEpoch());
     }
 
-    private void startKafkaListener(KafkaListeners listeners, AdminApiService adminService,
-                                    BrokerConfigResolver brokerConfigs) throws InterruptedException {
+    private void startKafkaListener(KafkaListeners listeners, ListenerWiring wiring) throws InterruptedException {
         int id = config.node().nodeId();
-        KafkaServices.Node services = new KafkaServices.Node(id, config.node().clusterId(),
-                listeners.advertised().name(), config.node(), config.replication(), config.originals(), this::image,
-                this::quorumLeaderId, replicaManager, logManager,
-                controllerClient, adminService, brokerConfigs, time, scheduler, metrics, producerIdInitializer);
-        KafkaApis apis = KafkaServices.build(services).registerAll(KafkaAdminApis.create(new AdminDeps(id,
-                config.node().clusterId(), adminService, this::image, brokerConfigs, config.originals(),
-                config.node().numPartitions(), (short) config.node().defaultReplicationFactor(),
-                broker -> KafkaMetadataResponses.kafkaEndpoint(broker, listeners.advertised().name()))));
-        // Consumer groups: their offsets and metadata live in the quorum (docs/kafka-protocol.md "Consumer groups");
-        // the coordinator sees each image the publisher applies, so a commit answers once this node has it.
+        // Consumer groups: the coordinator sees each image the publisher applies, so a commit answers once this
+        // node has it.
         groupImages = new ImageTracker(image());
         groupCoordinator = new GroupCoordinator(id, config.groups(), time, scheduler, groupImages,
                 controllerClient::submit).start();
-        String kafkaListenerName = listeners.advertised().name();
-        apis.registerAll(GroupApis.all(groupCoordinator, (img, brokerId) -> img.broker(brokerId)
-                .flatMap(b -> KafkaMetadataResponses.kafkaEndpoint(b, kafkaListenerName))
-                .map(e -> new KafkaEndpoints.HostPort(e.getHost(), e.getPort()))));
+        KafkaApis apis = wiring.kafkaApis(listeners.advertised().name(), groupCoordinator);
         kafkaServer = new KafkaServer(listeners.bind().name(),
                 new InetSocketAddress(listeners.bind().bindHost(), listeners.bind().port()), apis,
                 handlers, kafkaRequestMemory, config.socketRequestMaxBytes(), config.connectionsMaxIdleMs(),

@@ -3,12 +3,10 @@ package io.tideline.node.arch;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
-import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
-import io.tideline.node.kafka.KafkaServices;
 
 /**
  * The node's layering, enforced (Kafka keeps an import-control file for the same purpose). The image is
@@ -34,14 +32,31 @@ class NodeDependencyRulesTest {
             .because("the controller logic must stay a pure, deterministic function that tests can run "
                     + "without a Raft quorum; the Ratis state machine in io.tideline.node.quorum wraps it");
 
-    // KafkaServices is the Kafka listener's composition root: it builds the APIs of the packages under
-    // io.tideline.node.kafka (data, groups, admin, ...), which implement that package's KafkaApi contract. Its
-    // construction calls are the one dependency allowed to point back down; any other is still a cycle.
     @ArchTest
     static final ArchRule noPackageCycles = slices()
             .matching("io.tideline.node.(**)")
             .should().beFreeOfCycles()
-            .ignoreDependency(JavaClass.Predicates.equivalentTo(KafkaServices.class),
-                    JavaClass.Predicates.resideInAPackage("io.tideline.node.kafka.*.."))
             .allowEmptyShould(true);
+
+    @ArchTest
+    static final ArchRule serviceLayerKnowsNoListener = noClasses()
+            .that().resideInAPackage("io.tideline.node.service..")
+            .should().dependOnClassesThat().resideInAnyPackage("io.tideline.node.kafka..", "io.tideline.node.api..",
+                    "io.grpc..", "io.tideline.proto.admin..", "io.tideline.proto.client..", "org.apache.kafka..")
+            .because("the admin operations are shared by the gRPC and the Kafka listener, so they take plain "
+                    + "arguments and return plain results; each listener translates its own messages");
+
+    @ArchTest
+    static final ArchRule kafkaListenerIsNoClientOfTheGrpcListener = noClasses()
+            .that().resideInAPackage("io.tideline.node.kafka..")
+            .should().dependOnClassesThat().resideInAnyPackage("io.tideline.node.api..", "io.grpc..",
+                    "io.tideline.proto.admin..", "io.tideline.proto.client..")
+            .because("the Kafka listener and the gRPC listener are siblings over io.tideline.node.service; one "
+                    + "calling through the other translates every request twice");
+
+    @ArchTest
+    static final ArchRule grpcListenerIsNoClientOfTheKafkaListener = noClasses()
+            .that().resideInAPackage("io.tideline.node.api..")
+            .should().dependOnClassesThat().resideInAPackage("io.tideline.node.kafka..")
+            .because("the gRPC listener and the Kafka listener are siblings over io.tideline.node.service");
 }

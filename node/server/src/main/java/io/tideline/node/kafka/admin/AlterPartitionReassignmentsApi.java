@@ -4,10 +4,9 @@ import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.ErrorMessages;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.node.metadata.MetadataImage;
-import io.tideline.proto.admin.AlterPartitionReassignmentsRequest;
-import io.tideline.proto.admin.AlterPartitionReassignmentsResponse;
-import io.tideline.proto.admin.ReassignPartition;
-import io.tideline.proto.admin.ReassignPartitionResult;
+import io.tideline.node.service.ReassignmentsService;
+import io.tideline.node.service.ReassignmentsService.Reassignment;
+import io.tideline.node.service.ReassignmentsService.ReassignmentResult;
 import io.tideline.proto.metadata.PartitionRecord;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -24,7 +23,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * Kafka's AlterPartitionReassignments (v0-1, KIP-455) over the gRPC admin service's: a null replica list
+ * Kafka's AlterPartitionReassignments (v0-1, KIP-455) over {@link ReassignmentsService#alter}: a null replica list
  * cancels the reassignment in progress (B66), a list is the target (B65); the controller validates each
  * partition. v1's allow_replication_factor_change=false refuses a target whose size differs from the
  * partition's replication factor with INVALID_REPLICATION_FACTOR, checked against this broker's image.
@@ -39,7 +38,7 @@ final class AlterPartitionReassignmentsApi extends AbstractKafkaApi {
 
     /**
      * One partition of the request, answered in request order: refused here, or the {@code index}-th item
-     * sent to the gRPC service (which answers by position).
+     * sent to the service (which answers by position).
      */
     private record Slot(String topic, int partition, ReassignablePartitionResponse refused, int index) {
     }
@@ -50,7 +49,7 @@ final class AlterPartitionReassignmentsApi extends AbstractKafkaApi {
         boolean checkFactor = request.version() >= 1 && !data.allowReplicationFactorChange();
         MetadataImage image = deps.image().get();
         List<Slot> order = new ArrayList<>();
-        AlterPartitionReassignmentsRequest.Builder grpc = AlterPartitionReassignmentsRequest.newBuilder();
+        List<Reassignment> sent = new ArrayList<>();
         for (ReassignableTopic t : data.topics()) {
             for (ReassignablePartition p : t.partitions()) {
                 String refused = checkFactor && p.replicas() != null ? factorChange(image, t.name(), p) : null;
@@ -60,30 +59,21 @@ final class AlterPartitionReassignmentsApi extends AbstractKafkaApi {
                             .setErrorMessage(ErrorMessages.bounded(refused)), -1));
                     continue;
                 }
-                ReassignPartition.Builder item = ReassignPartition.newBuilder().setTopic(t.name())
-                        .setPartition(p.partitionIndex());
-                if (p.replicas() == null) {
-                    item.setCancel(true);
-                } else {
-                    item.addAllReplicas(p.replicas());
-                }
-                order.add(new Slot(t.name(), p.partitionIndex(), null, grpc.getPartitionsCount()));
-                grpc.addPartitions(item);
+                order.add(new Slot(t.name(), p.partitionIndex(), null, sent.size()));
+                sent.add(new Reassignment(t.name(), p.partitionIndex(), p.replicas() == null,
+                        p.replicas() == null ? List.of() : p.replicas()));
             }
         }
-        CompletableFuture<AlterPartitionReassignmentsResponse> answer = grpc.getPartitionsCount() == 0
-                ? CompletableFuture.completedFuture(AlterPartitionReassignmentsResponse.getDefaultInstance())
-                : GrpcCall.call(deps.admin()::alterPartitionReassignments, grpc.build());
+        CompletableFuture<List<ReassignmentResult>> answer = sent.isEmpty()
+                ? CompletableFuture.completedFuture(List.of())
+                : Answers.call(() -> deps.services().reassignments().alter(sent));
         return answer.handle((r, e) -> {
             AlterPartitionReassignmentsResponseData out = new AlterPartitionReassignmentsResponseData()
                     .setAllowReplicationFactorChange(data.allowReplicationFactorChange());
-            if (r != null && r.getErrorCode() != 0) {
-                out.setErrorCode(Answers.code(r.getErrorCode())).setErrorMessage(Answers.message(r.getErrorMessage()));
-            }
             Map<String, ReassignableTopicResponse> topics = new LinkedHashMap<>();
             for (Slot slot : order) {
                 ReassignablePartitionResponse result = slot.refused() != null ? slot.refused()
-                        : fromGrpc(slot.partition(), r, e, slot.index());
+                        : fromService(slot.partition(), r, e, slot.index());
                 topics.computeIfAbsent(slot.topic(), n -> new ReassignableTopicResponse().setName(n)
                         .setPartitions(new ArrayList<>())).partitions().add(result);
             }
@@ -92,16 +82,15 @@ final class AlterPartitionReassignmentsApi extends AbstractKafkaApi {
         });
     }
 
-    private static ReassignablePartitionResponse fromGrpc(int partition, AlterPartitionReassignmentsResponse r,
-                                                          Throwable e, int index) {
+    private static ReassignablePartitionResponse fromService(int partition, List<ReassignmentResult> r,
+                                                             Throwable e, int index) {
         ReassignablePartitionResponse out = new ReassignablePartitionResponse().setPartitionIndex(partition);
-        if (e != null || index >= r.getResultsCount()) {
+        if (e != null || index >= r.size()) {
             return out.setErrorCode(Errors.UNKNOWN_SERVER_ERROR.code())
                     .setErrorMessage(e != null ? Answers.message(e) : "the answer does not mention this partition");
         }
-        ReassignPartitionResult item = r.getResults(index);
-        return out.setErrorCode(Answers.code(item.getErrorCode()))
-                .setErrorMessage(Answers.message(item.getErrorMessage()));
+        ReassignmentResult item = r.get(index);
+        return out.setErrorCode(item.error().code()).setErrorMessage(Answers.message(item.error().message()));
     }
 
     /** Why a target changes the replication factor, or null when it does not (or the partition is unknown). */

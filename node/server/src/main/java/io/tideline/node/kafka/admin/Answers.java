@@ -1,12 +1,26 @@
 package io.tideline.node.kafka.admin;
 
 import io.tideline.node.kafka.ErrorMessages;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Errors;
 
-/** Small conversions between the gRPC admin answers and Kafka's response data. Stateless. */
+/** Small conversions between the admin services' results and Kafka's response data. Stateless. */
 final class Answers {
     private Answers() {
+    }
+
+    /**
+     * The operation's future, or a failed one when it throws instead of answering: each API then answers
+     * UNKNOWN_SERVER_ERROR for what it asked, as for any other failure of the operation.
+     */
+    static <T> CompletableFuture<T> call(Supplier<CompletableFuture<T>> operation) {
+        try {
+            return operation.get();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     /** Kafka's code for one of ours: the numbers are the same (ErrorsMatchKafkaTest pins them). */

@@ -3,10 +3,11 @@ package io.tideline.node.kafka.admin;
 import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.ErrorMessages;
 import io.tideline.node.kafka.KafkaRequest;
-import io.tideline.proto.admin.CreatePartitionsRequest;
-import io.tideline.proto.admin.CreatePartitionsResponse;
-import io.tideline.proto.admin.CreatePartitionsTopic;
-import io.tideline.proto.admin.TopicResult;
+import io.tideline.node.service.TopicsService;
+import io.tideline.node.service.TopicsService.NewPartitions;
+import io.tideline.node.service.TopicsService.TopicResult;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -20,8 +21,8 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * Kafka's CreatePartitions (v0-3) over the gRPC admin service's CreatePartitions (the controller checks the
- * topic and the count and places the new partitions with the topic's replication factor). What the gRPC call
+ * Kafka's CreatePartitions (v0-3) over {@link TopicsService#createPartitions} (the controller checks the
+ * topic and the count and places the new partitions with the topic's replication factor). What the service
  * cannot do is refused per topic with INVALID_REQUEST and says so: explicit assignments of the new partitions
  * and validate_only (docs/kafka-protocol.md, Admin APIs). A topic named twice is INVALID_REQUEST too.
  */
@@ -39,7 +40,7 @@ final class CreatePartitionsApi extends AbstractKafkaApi {
         Map<String, Integer> mentions = new HashMap<>();
         data.topics().forEach(t -> mentions.merge(t.name(), 1, Integer::sum));
         Map<String, String> refused = new LinkedHashMap<>();
-        CreatePartitionsRequest.Builder grpc = CreatePartitionsRequest.newBuilder();
+        List<NewPartitions> sent = new ArrayList<>();
         for (CreatePartitionsRequestData.CreatePartitionsTopic t : data.topics()) {
             if (mentions.get(t.name()) > 1) {
                 refused.put(t.name(), "topic '" + t.name() + "' is named more than once in the request");
@@ -49,16 +50,15 @@ final class CreatePartitionsApi extends AbstractKafkaApi {
                 refused.put(t.name(), "explicit assignments of new partitions are not supported; send none and the "
                         + "controller places them");
             } else {
-                grpc.addTopics(CreatePartitionsTopic.newBuilder().setName(t.name()).setTotalCount(t.count()));
+                sent.add(new NewPartitions(t.name(), t.count()));
             }
         }
-        CompletableFuture<CreatePartitionsResponse> answer = grpc.getTopicsCount() == 0
-                ? CompletableFuture.completedFuture(CreatePartitionsResponse.getDefaultInstance())
-                : GrpcCall.call(deps.admin()::createPartitions, grpc.build());
+        CompletableFuture<List<TopicResult>> answer = sent.isEmpty() ? CompletableFuture.completedFuture(List.of())
+                : Answers.call(() -> deps.services().topics().createPartitions(sent));
         return answer.handle((r, e) -> {
             Map<String, TopicResult> byName = new HashMap<>();
             if (r != null) {
-                r.getResultsList().forEach(x -> byName.put(x.getName(), x));
+                r.forEach(x -> byName.put(x.name(), x));
             }
             CreatePartitionsResponseData out = new CreatePartitionsResponseData();
             Set<String> answered = new HashSet<>();
@@ -75,8 +75,7 @@ final class CreatePartitionsApi extends AbstractKafkaApi {
                     item.setErrorCode(Errors.UNKNOWN_SERVER_ERROR.code())
                             .setErrorMessage(e != null ? Answers.message(e) : "the controller's answer does not name this topic");
                 } else {
-                    item.setErrorCode(Answers.code(result.getErrorCode()))
-                            .setErrorMessage(Answers.message(result.getErrorMessage()));
+                    item.setErrorCode(result.error().code()).setErrorMessage(Answers.message(result.error().message()));
                 }
                 out.results().add(item);
             }

@@ -3,12 +3,10 @@ package io.tideline.node.kafka.admin;
 import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.ErrorMessages;
 import io.tideline.node.kafka.KafkaRequest;
-import io.tideline.proto.admin.Assignment;
-import io.tideline.proto.admin.ConfigValue;
-import io.tideline.proto.admin.CreateTopicsRequest;
-import io.tideline.proto.admin.CreateTopicsResponse;
-import io.tideline.proto.admin.NewTopic;
-import io.tideline.proto.admin.TopicResult;
+import io.tideline.node.service.ConfigValue;
+import io.tideline.node.service.TopicsService;
+import io.tideline.node.service.TopicsService.NewTopic;
+import io.tideline.node.service.TopicsService.TopicResult;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -29,9 +27,9 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * Kafka's CreateTopics (v2-7) over the gRPC admin service's CreateTopics: the controller validates names,
- * counts, assignments and configs. Here only what the Kafka request adds: -1 partitions or replication factor
- * without assignments are the broker's num.partitions / default.replication.factor, a topic named twice is
+ * Kafka's CreateTopics (v2-7) over {@link TopicsService#createTopics}: the controller validates names, counts,
+ * assignments and configs, and the service puts the broker's num.partitions / default.replication.factor in place
+ * of -1. Here only what the Kafka request adds: a topic named twice is
  * INVALID_REQUEST, a null config value INVALID_CONFIG, and v5+ answers carry the partition count, replication
  * factor and every config of the created (or validated) topic, v7 its id.
  */
@@ -51,8 +49,6 @@ final class CreateTopicsApi extends AbstractKafkaApi {
         Map<String, Integer> mentions = new HashMap<>();
         data.topics().forEach(t -> mentions.merge(t.name(), 1, Integer::sum));
         Map<String, CreatableTopicResult> refused = new LinkedHashMap<>();
-        CreateTopicsRequest.Builder grpc = CreateTopicsRequest.newBuilder().setValidateOnly(data.validateOnly())
-                .setTimeoutMs(Math.max(0, data.timeoutMs()));
         Map<String, NewTopic> sent = new LinkedHashMap<>();
         Set<String> seen = new HashSet<>();
         for (CreatableTopic t : data.topics()) {
@@ -75,18 +71,16 @@ final class CreateTopicsApi extends AbstractKafkaApi {
                         .setErrorMessage(ErrorMessages.bounded(problem)));
                 continue;
             }
-            NewTopic topic = newTopic(t);
-            sent.put(t.name(), topic);
-            grpc.addTopics(topic);
+            sent.put(t.name(), deps.services().topics().withDefaults(newTopic(t)));
         }
-        CompletableFuture<CreateTopicsResponse> answer = sent.isEmpty()
-                ? CompletableFuture.completedFuture(CreateTopicsResponse.getDefaultInstance())
-                : GrpcCall.call(deps.admin()::createTopics, grpc.build());
+        CompletableFuture<List<TopicResult>> answer = sent.isEmpty() ? CompletableFuture.completedFuture(List.of())
+                : Answers.call(() -> deps.services().topics()
+                .createTopics(List.copyOf(sent.values()), data.validateOnly()));
         return answer.handle((r, e) -> {
             CreateTopicsResponseData out = new CreateTopicsResponseData();
             Map<String, TopicResult> byName = new HashMap<>();
             if (r != null) {
-                r.getResultsList().forEach(x -> byName.put(x.getName(), x));
+                r.forEach(x -> byName.put(x.name(), x));
             }
             Set<String> answered = new HashSet<>();
             for (CreatableTopic t : data.topics()) {
@@ -103,19 +97,16 @@ final class CreateTopicsApi extends AbstractKafkaApi {
         });
     }
 
-    private NewTopic newTopic(CreatableTopic t) {
-        NewTopic.Builder b = NewTopic.newBuilder().setName(t.name());
-        boolean assigned = !t.assignments().isEmpty();
-        b.setNumPartitions(t.numPartitions() == -1 && !assigned ? deps.defaultNumPartitions() : t.numPartitions());
-        b.setReplicationFactor(t.replicationFactor() == -1 && !assigned ? deps.defaultReplicationFactor()
-                : t.replicationFactor());
+    private static NewTopic newTopic(CreatableTopic t) {
+        List<TopicsService.Assignment> assignments = new ArrayList<>();
         for (CreatableReplicaAssignment a : t.assignments()) {
-            b.addAssignments(Assignment.newBuilder().setPartition(a.partitionIndex()).addAllReplicas(a.brokerIds()));
+            assignments.add(new TopicsService.Assignment(a.partitionIndex(), a.brokerIds()));
         }
+        List<ConfigValue> configs = new ArrayList<>();
         for (CreatableTopicConfig c : t.configs()) {
-            b.addConfigs(ConfigValue.newBuilder().setKey(c.name()).setValue(c.value()));
+            configs.add(new ConfigValue(c.name(), c.value()));
         }
-        return b.build();
+        return new NewTopic(t.name(), t.numPartitions(), t.replicationFactor(), configs, assignments);
     }
 
     private CreatableTopicResult result(String name, NewTopic sent, TopicResult r, Throwable e, boolean validateOnly) {
@@ -124,17 +115,18 @@ final class CreateTopicsApi extends AbstractKafkaApi {
             return out.setErrorCode(Errors.UNKNOWN_SERVER_ERROR.code())
                     .setErrorMessage(e != null ? Answers.message(e) : "the controller's answer does not name this topic");
         }
-        out.setErrorCode(Answers.code(r.getErrorCode())).setErrorMessage(Answers.message(r.getErrorMessage()));
-        if (r.getErrorCode() != 0) {
+        out.setErrorCode(r.error().code()).setErrorMessage(Answers.message(r.error().message()));
+        if (r.error().isError()) {
             return out;
         }
         // The controller placed the partitions as asked: the counts are the request's, resolved above.
-        boolean assigned = sent.getAssignmentsCount() > 0;
-        out.setNumPartitions(assigned ? sent.getAssignmentsCount() : sent.getNumPartitions());
-        out.setReplicationFactor((short) (assigned ? sent.getAssignments(0).getReplicasCount() : sent.getReplicationFactor()));
-        out.setTopicId(validateOnly ? Uuid.ZERO_UUID : Answers.uuid(r.getTopicId()));
+        boolean assigned = !sent.assignments().isEmpty();
+        out.setNumPartitions(assigned ? sent.assignments().size() : sent.numPartitions());
+        out.setReplicationFactor((short) (assigned ? sent.assignments().get(0).replicas().size()
+                : sent.replicationFactor()));
+        out.setTopicId(validateOnly ? Uuid.ZERO_UUID : Answers.uuid(r.topicId()));
         Map<String, String> overrides = new HashMap<>();
-        sent.getConfigsList().forEach(c -> overrides.put(c.getKey(), c.getValue()));
+        sent.configs().forEach(c -> overrides.put(c.key(), c.value()));
         List<CreatableTopicConfigs> described = new ArrayList<>();
         for (ConfigView c : configs.describe(deps.image().get(), overrides)) {
             described.add(new CreatableTopicConfigs().setName(c.name()).setValue(c.value()).setReadOnly(false)

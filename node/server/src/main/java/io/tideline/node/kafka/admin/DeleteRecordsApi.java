@@ -2,8 +2,10 @@ package io.tideline.node.kafka.admin;
 
 import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
-import io.tideline.proto.admin.DeleteRecordsPartition;
-import io.tideline.proto.admin.DeleteRecordsRequest;
+import io.tideline.node.service.RecordsService;
+import io.tideline.node.service.RecordsService.DeleteRecordsTarget;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.DeleteRecordsRequestData;
 import org.apache.kafka.common.message.DeleteRecordsResponseData;
@@ -13,7 +15,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * Kafka's DeleteRecords (v0-2): the gRPC admin service's DeleteRecords, so the offset table is exactly
+ * Kafka's DeleteRecords (v0-2): {@link RecordsService#deleteRecords}, so the offset table is exactly
  * docs/behaviours.md B23-B25 (-1 the high watermark, 0 a no-op, below -1 or above the high watermark
  * OFFSET_OUT_OF_RANGE, NOT_LEADER_OR_FOLLOWER off the leader, REQUEST_TIMED_OUT with the low watermark so far,
  * timeout_ms 0 the default 30 s). The answer has no message field; the low watermark is -1 on errors (B23).
@@ -29,13 +31,13 @@ final class DeleteRecordsApi extends AbstractKafkaApi {
     @Override
     public CompletableFuture<DeleteRecordsResponseData> handle(KafkaRequest request) {
         DeleteRecordsRequestData data = request.body(DeleteRecordsRequestData.class);
-        DeleteRecordsRequest.Builder grpc = DeleteRecordsRequest.newBuilder().setTimeoutMs(data.timeoutMs());
-        data.topics().forEach(t -> t.partitions().forEach(p -> grpc.addPartitions(DeleteRecordsPartition.newBuilder()
-                .setTopic(t.name()).setPartition(p.partitionIndex()).setOffset(p.offset()))));
-        if (grpc.getPartitionsCount() == 0) {
+        List<DeleteRecordsTarget> targets = new ArrayList<>();
+        data.topics().forEach(t -> t.partitions().forEach(p -> targets.add(new DeleteRecordsTarget(t.name(),
+                p.partitionIndex(), p.offset()))));
+        if (targets.isEmpty()) {
             return CompletableFuture.completedFuture(new DeleteRecordsResponseData());
         }
-        return GrpcCall.call(deps.admin()::deleteRecords, grpc.build()).handle((r, e) -> {
+        return Answers.call(() -> deps.services().records().deleteRecords(targets, data.timeoutMs())).handle((r, e) -> {
             DeleteRecordsResponseData out = new DeleteRecordsResponseData();
             if (e != null) {
                 // Every partition of the request gets the failure: the client retries what it must.
@@ -44,10 +46,10 @@ final class DeleteRecordsApi extends AbstractKafkaApi {
                                 .setErrorCode(Errors.UNKNOWN_SERVER_ERROR.code()))));
                 return out;
             }
-            for (io.tideline.proto.admin.DeleteRecordsPartitionResult p : r.getPartitionsList()) {
-                topic(out, p.getTopic()).partitions().add(new DeleteRecordsPartitionResult()
-                        .setPartitionIndex(p.getPartition()).setLowWatermark(p.getLowWatermark())
-                        .setErrorCode(Answers.code(p.getErrorCode())));
+            for (RecordsService.DeleteRecordsResult p : r) {
+                topic(out, p.topic()).partitions().add(new DeleteRecordsPartitionResult()
+                        .setPartitionIndex(p.partition()).setLowWatermark(p.lowWatermark())
+                        .setErrorCode(p.error().code()));
             }
             return out;
         });

@@ -4,9 +4,8 @@ import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.node.metadata.TopicImage;
-import io.tideline.proto.admin.DeleteTopicsRequest;
-import io.tideline.proto.admin.DeleteTopicsResponse;
-import io.tideline.proto.admin.TopicResult;
+import io.tideline.node.service.TopicsService;
+import io.tideline.node.service.TopicsService.TopicResult;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -21,7 +20,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * Kafka's DeleteTopics (v1-6) over the gRPC admin service's DeleteTopics. Up to v5 topics are named; v6 names
+ * Kafka's DeleteTopics (v1-6) over {@link TopicsService#deleteTopics}. Up to v5 topics are named; v6 names
  * each by name or by topic id, and an id is resolved to its name in this broker's image (an unknown id is
  * UNKNOWN_TOPIC_ID, answered without asking the controller; a topic given both ways is deleted by name).
  */
@@ -59,20 +58,19 @@ final class DeleteTopicsApi extends AbstractKafkaApi {
         }
         // Ids as they were before the delete: the image loses them once the removal is applied.
         Map<String, Uuid> ids = new HashMap<>();
-        DeleteTopicsRequest.Builder grpc = DeleteTopicsRequest.newBuilder().setTimeoutMs(Math.max(0, data.timeoutMs()));
+        List<String> names = new ArrayList<>();
         for (Item i : items) {
             if (i.refused() == null && !ids.containsKey(i.name())) {
                 ids.put(i.name(), image.topic(i.name()).map(t -> Answers.uuid(t.id())).orElse(Uuid.ZERO_UUID));
-                grpc.addNames(i.name());
+                names.add(i.name());
             }
         }
-        CompletableFuture<DeleteTopicsResponse> answer = grpc.getNamesCount() == 0
-                ? CompletableFuture.completedFuture(DeleteTopicsResponse.getDefaultInstance())
-                : GrpcCall.call(deps.admin()::deleteTopics, grpc.build());
+        CompletableFuture<List<TopicResult>> answer = names.isEmpty() ? CompletableFuture.completedFuture(List.of())
+                : Answers.call(() -> deps.services().topics().deleteTopics(names));
         return answer.handle((r, e) -> {
             Map<String, TopicResult> byName = new HashMap<>();
             if (r != null) {
-                r.getResultsList().forEach(x -> byName.put(x.getName(), x));
+                r.forEach(x -> byName.put(x.name(), x));
             }
             DeleteTopicsResponseData out = new DeleteTopicsResponseData();
             for (Item i : items) {
@@ -87,8 +85,7 @@ final class DeleteTopicsApi extends AbstractKafkaApi {
                     item.setErrorCode(Errors.UNKNOWN_SERVER_ERROR.code())
                             .setErrorMessage(e != null ? Answers.message(e) : "the controller's answer does not name this topic");
                 } else {
-                    item.setErrorCode(Answers.code(result.getErrorCode()))
-                            .setErrorMessage(Answers.message(result.getErrorMessage()));
+                    item.setErrorCode(result.error().code()).setErrorMessage(Answers.message(result.error().message()));
                 }
                 out.responses().add(item);
             }

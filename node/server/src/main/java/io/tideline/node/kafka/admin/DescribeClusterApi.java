@@ -3,9 +3,7 @@ package io.tideline.node.kafka.admin;
 import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.node.metadata.MetadataImage;
-import io.tideline.proto.admin.ClusterBroker;
-import io.tideline.proto.admin.DescribeClusterRequest;
-import io.tideline.proto.admin.DescribeClusterResponse;
+import io.tideline.node.service.ClusterService;
 import io.tideline.proto.metadata.BrokerRegistrationRecord;
 import io.tideline.proto.metadata.Endpoint;
 import java.util.Optional;
@@ -17,7 +15,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * Kafka's DescribeCluster (v0-2) over the gRPC admin service's DescribeCluster (B64): the cluster id, the
+ * Kafka's DescribeCluster (v0-2) over {@link ClusterService#describe} (B64): the cluster id, the
  * brokers with their Kafka listener endpoints (a broker without one is left out, as Kafka leaves out brokers
  * without the request's listener), fenced ones only when v2 asks for them. The controller id is the metadata
  * quorum's leader when it is a broker with a Kafka endpoint, else this broker: every broker accepts the
@@ -46,26 +44,31 @@ final class DescribeClusterApi extends AbstractKafkaApi {
                     .setErrorMessage("only broker endpoints (type 1) are served, got " + data.endpointType()));
         }
         boolean includeFenced = request.version() >= 2 && data.includeFencedBrokers();
-        return GrpcCall.call(deps.admin()::describeCluster,
-                DescribeClusterRequest.newBuilder().setTimeoutMs(QUORUM_TIMEOUT_MS).build())
-                .thenApply(r -> answer(r, includeFenced));
+        return Answers.call(() -> deps.services().cluster().describe(QUORUM_TIMEOUT_MS))
+                .handle((r, e) -> e != null ? unanswered() : answer(r, includeFenced));
     }
 
-    private DescribeClusterResponseData answer(DescribeClusterResponse r, boolean includeFenced) {
+    /** When the service fails instead of answering: no cluster id, no brokers, this broker as the controller. */
+    private DescribeClusterResponseData unanswered() {
+        return new DescribeClusterResponseData().setClusterId("").setEndpointType(BROKER_ENDPOINTS)
+                .setControllerId(deps.brokerId());
+    }
+
+    private DescribeClusterResponseData answer(ClusterService.Description r, boolean includeFenced) {
         MetadataImage image = deps.image().get();
-        DescribeClusterResponseData out = new DescribeClusterResponseData().setClusterId(r.getClusterId())
+        DescribeClusterResponseData out = new DescribeClusterResponseData().setClusterId(r.clusterId())
                 .setEndpointType(BROKER_ENDPOINTS).setControllerId(deps.brokerId());
-        for (ClusterBroker b : r.getBrokersList()) {
-            BrokerRegistrationRecord registration = image.brokers().get(b.getId());
+        for (ClusterService.Broker b : r.brokers()) {
+            BrokerRegistrationRecord registration = image.brokers().get(b.id());
             Optional<Endpoint> endpoint = registration == null ? Optional.empty() : deps.kafkaEndpoint().apply(registration);
-            if (endpoint.isEmpty() || (b.getFenced() && !includeFenced)) {
+            if (endpoint.isEmpty() || (b.fenced() && !includeFenced)) {
                 continue;
             }
-            out.brokers().add(new DescribeClusterBroker().setBrokerId(b.getId()).setHost(endpoint.get().getHost())
-                    .setPort(endpoint.get().getPort()).setRack(b.getRack().isEmpty() ? null : b.getRack())
-                    .setIsFenced(b.getFenced()));
-            if (b.getId() == r.getControllerId() && !b.getFenced()) {
-                out.setControllerId(b.getId());
+            out.brokers().add(new DescribeClusterBroker().setBrokerId(b.id()).setHost(endpoint.get().getHost())
+                    .setPort(endpoint.get().getPort()).setRack(b.rack().isEmpty() ? null : b.rack())
+                    .setIsFenced(b.fenced()));
+            if (b.id() == r.controllerId() && !b.fenced()) {
+                out.setControllerId(b.id());
             }
         }
         return out;

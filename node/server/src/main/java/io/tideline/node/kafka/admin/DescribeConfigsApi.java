@@ -7,9 +7,8 @@ import io.tideline.node.kafka.ErrorMessages;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.node.metadata.TopicImage;
-import io.tideline.proto.admin.BrokerConfigEntry;
-import io.tideline.proto.admin.DescribeBrokerConfigsRequest;
-import io.tideline.proto.admin.DescribeBrokerConfigsResponse;
+import io.tideline.node.config.BrokerConfigResolver;
+import io.tideline.node.service.ConfigsService;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -29,7 +28,7 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
 
 /**
  * Kafka's DescribeConfigs (v1-4) for TOPIC and BROKER resources. A topic: every topic key with its value in
- * force ({@link TopicConfigView}). A broker: the gRPC admin service's DescribeBrokerConfigs, the dynamic keys
+ * force ({@link TopicConfigView}). A broker: {@link ConfigsService#describeBrokerConfigs}, the dynamic keys
  * (name "" is the cluster-wide default, "N" must be sent to broker N, as Kafka's AdminClient does), and for
  * broker N the read-only keys of {@link ReadOnlyBrokerConfigs}. No key is sensitive (none holds a secret);
  * documentation is not sent. Other resource
@@ -101,23 +100,27 @@ final class DescribeConfigsApi extends AbstractKafkaApi {
                             + resource.resourceName() + "'"));
         }
         Set<String> wanted = wanted(resource);
-        return GrpcCall.call(deps.admin()::describeBrokerConfigs,
-                DescribeBrokerConfigsRequest.newBuilder().setBrokerId(brokerId).build()).thenApply(r -> {
-                    if (r.getErrorCode() != 0) {
-                        return error(resource, Errors.forCode((short) r.getErrorCode()), r.getErrorMessage());
-                    }
-                    DescribeConfigsResult out = ok(resource);
-                    for (BrokerConfigEntry e : r.getEntriesList()) {
-                        if (wanted == null || wanted.contains(e.getName())) {
-                            out.configs().add(entry(brokerView(e), includeSynonyms));
-                        }
-                    }
-                    // Only broker N knows its file (the gRPC call refused any other id above).
-                    if (brokerId != DynamicBrokerConfigs.CLUSTER_DEFAULT) {
-                        out.configs().addAll(ReadOnlyBrokerConfigs.describe(deps.staticProps(), wanted, includeSynonyms));
-                    }
-                    return out;
-                });
+        return Answers.call(() -> CompletableFuture.completedFuture(
+                deps.services().configs().describeBrokerConfigs(brokerId))).thenApply(r -> broker(resource, r, wanted,
+                brokerId, includeSynonyms));
+    }
+
+    private DescribeConfigsResult broker(DescribeConfigsResource resource, ConfigsService.BrokerConfigs r,
+                                         Set<String> wanted, int brokerId, boolean includeSynonyms) {
+        if (r.error().isError()) {
+            return error(resource, Errors.forCode(r.error().code()), r.error().message());
+        }
+        DescribeConfigsResult out = ok(resource);
+        for (BrokerConfigResolver.Described d : r.entries()) {
+            if (wanted == null || wanted.contains(d.name())) {
+                out.configs().add(entry(brokerView(d), includeSynonyms));
+            }
+        }
+        // Only broker N knows its file (the service refused any other id above).
+        if (brokerId != DynamicBrokerConfigs.CLUSTER_DEFAULT) {
+            out.configs().addAll(ReadOnlyBrokerConfigs.describe(deps.staticProps(), wanted, includeSynonyms));
+        }
+        return out;
     }
 
     /** The keys asked for, null for all: Kafka's clients send null; an empty list is read the same way. */
@@ -126,11 +129,11 @@ final class DescribeConfigsApi extends AbstractKafkaApi {
         return keys == null || keys.isEmpty() ? null : new HashSet<>(keys);
     }
 
-    private static ConfigView brokerView(BrokerConfigEntry e) {
-        ConfigDef.ConfigKey key = BROKER_KEYS.configKeys().get(e.getName());
-        return new ConfigView(e.getName(), e.hasValue() ? e.getValue() : null, ConfigView.source(e.getSource().name()),
-                e.getSynonymsList().stream().map(s -> new ConfigView.Synonym(s.getName(), s.getValue(),
-                        ConfigView.source(s.getSource().name()))).toList(),
+    private static ConfigView brokerView(BrokerConfigResolver.Described d) {
+        ConfigDef.ConfigKey key = BROKER_KEYS.configKeys().get(d.name());
+        return new ConfigView(d.name(), d.value(), ConfigView.source(d.source().name()),
+                d.synonyms().stream().map(s -> new ConfigView.Synonym(s.name(), s.value(),
+                        ConfigView.source(s.source().name()))).toList(),
                 key == null ? ConfigType.UNKNOWN : ConfigView.type(key.type()));
     }
 

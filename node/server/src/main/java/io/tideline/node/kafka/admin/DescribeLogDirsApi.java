@@ -2,9 +2,9 @@ package io.tideline.node.kafka.admin;
 
 import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
-import io.tideline.proto.admin.DescribeLogDirsRequest;
-import io.tideline.proto.admin.LogDirInfo;
-import io.tideline.proto.admin.LogDirReplica;
+import io.tideline.common.TopicPartition;
+import io.tideline.node.service.LogDirsService;
+import io.tideline.store.manager.LogDirDescription;
 import java.io.IOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
 import org.apache.kafka.common.message.DescribeLogDirsRequestData;
 import org.apache.kafka.common.message.DescribeLogDirsRequestData.DescribableLogDirTopic;
 import org.apache.kafka.common.message.DescribeLogDirsResponseData;
@@ -25,8 +26,8 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * Kafka's DescribeLogDirs (v1-5) for this broker's own dirs (clients ask each broker), over the gRPC admin
- * service's DescribeLogDirs (B61): per replica its size and offset lag; null topics is every replica, named
+ * Kafka's DescribeLogDirs (v1-5) for this broker's own dirs (clients ask each broker), over
+ * {@link LogDirsService#describeLogDirs} (B61): per replica its size and offset lag; null topics is every replica, named
  * topics only their named partitions. v4+ carries the file store's total and usable bytes (-1 when the dir
  * cannot be asked, e.g. it is offline); v5's cordoned flag is always false (no dir is cordoned).
  */
@@ -43,34 +44,31 @@ final class DescribeLogDirsApi extends AbstractKafkaApi {
         DescribeLogDirsRequestData data = request.body(DescribeLogDirsRequestData.class);
         // null: everything; otherwise topic -> the partitions asked for (an empty collection asks for none).
         Map<String, Set<Integer>> wanted = null;
-        DescribeLogDirsRequest.Builder grpc = DescribeLogDirsRequest.newBuilder();
         if (data.topics() != null) {
             wanted = new HashMap<>();
             for (DescribableLogDirTopic t : data.topics()) {
                 wanted.computeIfAbsent(t.topic(), n -> new java.util.HashSet<>()).addAll(t.partitions());
             }
-            // The gRPC call reads "no topics" as "all"; ask for a name no topic can have instead.
-            grpc.addAllTopics(wanted.isEmpty() ? Set.of("") : wanted.keySet());
         }
         Map<String, Set<Integer>> filter = wanted;
-        return GrpcCall.call(deps.admin()::describeLogDirs, grpc.build()).thenApply(r -> {
+        Predicate<TopicPartition> include = filter == null ? tp -> true
+                : tp -> filter.getOrDefault(tp.topic(), Set.of()).contains(tp.partition());
+        return Answers.call(() -> CompletableFuture.completedFuture(deps.services().logDirs().describeLogDirs(include)))
+                .thenApply(r -> {
             DescribeLogDirsResponseData out = new DescribeLogDirsResponseData().setErrorCode(Errors.NONE.code());
-            for (LogDirInfo dir : r.getLogDirsList()) {
-                DescribeLogDirsResult d = new DescribeLogDirsResult().setLogDir(dir.getLogDir())
-                        .setErrorCode(Answers.code(dir.getErrorCode())).setTopics(new ArrayList<>());
+            for (LogDirDescription dir : r) {
+                DescribeLogDirsResult d = new DescribeLogDirsResult().setLogDir(dir.logDir().toString())
+                        .setErrorCode(Answers.code(dir.error().code())).setTopics(new ArrayList<>());
                 Map<String, DescribeLogDirsTopic> topics = new LinkedHashMap<>();
-                for (LogDirReplica p : dir.getReplicasList()) {
-                    if (filter != null && !filter.getOrDefault(p.getTopic(), Set.of()).contains(p.getPartition())) {
-                        continue;
-                    }
-                    topics.computeIfAbsent(p.getTopic(), n -> new DescribeLogDirsTopic().setName(n)
+                for (LogDirDescription.Replica p : dir.partitions()) {
+                    topics.computeIfAbsent(p.topicPartition().topic(), n -> new DescribeLogDirsTopic().setName(n)
                             .setPartitions(new ArrayList<>())).partitions().add(new DescribeLogDirsPartition()
-                            .setPartitionIndex(p.getPartition()).setPartitionSize(p.getSizeBytes())
-                            .setOffsetLag(p.getOffsetLag()).setIsFutureKey(p.getIsFuture()));
+                            .setPartitionIndex(p.topicPartition().partition()).setPartitionSize(p.sizeBytes())
+                            .setOffsetLag(p.offsetLag()).setIsFutureKey(p.isFuture()));
                 }
                 d.setTopics(new ArrayList<>(topics.values()));
-                if (dir.getErrorCode() == 0) {
-                    space(d, Path.of(dir.getLogDir()));
+                if (dir.error() == io.tideline.common.errors.Errors.NONE) {
+                    space(d, dir.logDir());
                 }
                 out.results().add(d);
             }

@@ -3,12 +3,11 @@ package io.tideline.node.kafka.admin;
 import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.ErrorMessages;
 import io.tideline.node.kafka.KafkaRequest;
-import io.tideline.proto.admin.ElectLeadersPartition;
-import io.tideline.proto.admin.ElectLeadersRequest;
-import io.tideline.proto.admin.ElectLeadersResponse;
-import io.tideline.proto.admin.ElectLeadersResult;
+import io.tideline.node.service.LeaderElections;
+import io.tideline.node.service.PartitionRef;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.ElectLeadersRequestData.TopicPartitions;
@@ -20,7 +19,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * Kafka's ElectLeaders (v0-2) over the gRPC admin service's ElectLeaders, which the controller runs: v0 is
+ * Kafka's ElectLeaders (v0-2) over {@link LeaderElections#electLeaders}, which the controller runs: v0 is
  * always PREFERRED, v1+ carries the type (0 PREFERRED, 1 UNCLEAN; another is INVALID_REQUEST); null topic
  * partitions is every partition. A failure of the whole request is the top-level error (v1+) and, for
  * v0, which has none, every named partition's.
@@ -36,38 +35,36 @@ final class ElectLeadersApi extends AbstractKafkaApi {
     @Override
     public CompletableFuture<ElectLeadersResponseData> handle(KafkaRequest request) {
         ElectLeadersRequestData data = request.body(ElectLeadersRequestData.class);
-        ElectLeadersRequest.Builder grpc = ElectLeadersRequest.newBuilder()
-                .setElectionType(request.version() == 0 ? 0 : data.electionType());
+        int electionType = request.version() == 0 ? LeaderElections.PREFERRED : data.electionType();
+        List<PartitionRef> sent = new ArrayList<>();
         if (data.topicPartitions() != null) {
             for (TopicPartitions t : data.topicPartitions()) {
-                t.partitions().forEach(p -> grpc.addPartitions(ElectLeadersPartition.newBuilder().setTopic(t.topic())
-                        .setPartition(p)));
+                t.partitions().forEach(p -> sent.add(new PartitionRef(t.topic(), p)));
             }
-            // The gRPC call reads "no partitions" as "all"; Kafka's non-null empty list asks for none.
-            if (grpc.getPartitionsCount() == 0) {
+            // The service reads "no partitions" as "all"; Kafka's non-null empty list asks for none.
+            if (sent.isEmpty()) {
                 return CompletableFuture.completedFuture(new ElectLeadersResponseData());
             }
         }
-        ElectLeadersRequest sent = grpc.build();
-        return GrpcCall.call(deps.admin()::electLeaders, sent).handle((r, e) -> {
+        return Answers.call(() -> deps.services().elections().electLeaders(sent, electionType)).handle((r, e) -> {
             ElectLeadersResponseData out = new ElectLeadersResponseData();
-            if (e != null || r.getErrorCode() != 0) {
-                short code = e != null ? Errors.UNKNOWN_SERVER_ERROR.code() : Answers.code(r.getErrorCode());
-                String message = e != null ? Answers.message(e) : Answers.messageOrDefault(r.getErrorCode(),
-                        r.getErrorMessage());
+            if (e != null || r.error().isError()) {
+                short code = e != null ? Errors.UNKNOWN_SERVER_ERROR.code() : Answers.code(r.error().code());
+                String message = e != null ? Answers.message(e) : Answers.messageOrDefault(r.error().code(),
+                        r.error().message());
                 out.setErrorCode(code);
                 Map<String, ReplicaElectionResult> topics = new LinkedHashMap<>();
-                for (ElectLeadersPartition p : sent.getPartitionsList()) {
-                    add(topics, p.getTopic(), new PartitionResult().setPartitionId(p.getPartition()).setErrorCode(code)
+                for (PartitionRef p : sent) {
+                    add(topics, p.topic(), new PartitionResult().setPartitionId(p.partition()).setErrorCode(code)
                             .setErrorMessage(ErrorMessages.bounded(message)));
                 }
                 return out.setReplicaElectionResults(new ArrayList<>(topics.values()));
             }
             Map<String, ReplicaElectionResult> topics = new LinkedHashMap<>();
-            for (ElectLeadersResult x : r.getResultsList()) {
-                add(topics, x.getTopic(), new PartitionResult().setPartitionId(x.getPartition())
-                        .setErrorCode(Answers.code(x.getErrorCode()))
-                        .setErrorMessage(Answers.messageOrDefault(x.getErrorCode(), x.getErrorMessage())));
+            for (LeaderElections.PartitionOutcome x : r.results()) {
+                add(topics, x.topic(), new PartitionResult().setPartitionId(x.partition())
+                        .setErrorCode(Answers.code(x.error().code()))
+                        .setErrorMessage(Answers.messageOrDefault(x.error().code(), x.error().message())));
             }
             return out.setReplicaElectionResults(new ArrayList<>(topics.values()));
         });

@@ -5,9 +5,8 @@ import io.tideline.node.config.DynamicBrokerConfigs;
 import io.tideline.node.config.TopicConfigs;
 import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
-import io.tideline.proto.admin.AlterBrokerConfigsRequest;
-import io.tideline.proto.admin.AlterTopicConfigsRequest;
-import io.tideline.proto.admin.ConfigValue;
+import io.tideline.node.service.ApiError;
+import io.tideline.node.service.ConfigValue;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -29,8 +28,8 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * Kafka's IncrementalAlterConfigs (v0-1) for TOPIC and BROKER resources, over the gRPC admin service's
- * AlterTopicConfigs and AlterBrokerConfigs (the controller validates keys and values). SET and DELETE map
+ * Kafka's IncrementalAlterConfigs (v0-1) for TOPIC and BROKER resources, over the config service's
+ * alterTopicConfigs and alterBrokerConfigs (the controller validates keys and values). SET and DELETE map
  * directly. APPEND and SUBTRACT apply to the list-valued topic keys (the *.replication.throttled.replicas
  * lists): the new list is computed from this broker's image and sent as a SET, so two concurrent appends
  * to one key may lose one (docs/kafka-protocol.md); on any other key they are INVALID_CONFIG, as in Kafka.
@@ -154,16 +153,12 @@ final class IncrementalAlterConfigsApi extends AbstractKafkaApi {
                 default -> throw new IllegalStateException(op.name());
             }
         }
-        List<ConfigValue> values = set.entrySet().stream()
-                .map(e -> ConfigValue.newBuilder().setKey(e.getKey()).setValue(e.getValue()).build()).toList();
-        if (topic) {
-            return GrpcCall.call(deps.admin()::alterTopicConfigs, AlterTopicConfigsRequest.newBuilder()
-                    .setTopic(resource.resourceName()).addAllSet(values).addAllDelete(delete).build())
-                    .thenApply(r -> response(resource, Errors.forCode((short) r.getErrorCode()), r.getErrorMessage()));
-        }
-        return GrpcCall.call(deps.admin()::alterBrokerConfigs, AlterBrokerConfigsRequest.newBuilder()
-                .setBrokerId(brokerId).addAllSet(values).addAllDelete(delete).build())
-                .thenApply(r -> response(resource, Errors.forCode((short) r.getErrorCode()), r.getErrorMessage()));
+        List<ConfigValue> values = set.entrySet().stream().map(e -> new ConfigValue(e.getKey(), e.getValue())).toList();
+        int broker = brokerId;
+        CompletableFuture<ApiError> done = Answers.call(() -> topic
+                ? deps.services().configs().alterTopicConfigs(resource.resourceName(), values, delete)
+                : deps.services().configs().alterBrokerConfigs(broker, values, delete));
+        return done.thenApply(r -> response(resource, Errors.forCode(r.code()), r.message()));
     }
 
     /** Kafka's list semantics: APPEND adds the entries not yet there, SUBTRACT removes the ones given. */

@@ -5,11 +5,8 @@ import java.util.List;
 
 /**
  * The admin APIs of the Kafka listener (docs/kafka-protocol.md, Admin APIs), each a translation of Kafka's
- * request data to the gRPC admin service's calls and of their answers back: the admin rules live there and in
- * the controller, once. TidelineNode builds the {@link AdminDeps} and registers them next to
- * {@code KafkaServices.build}'s, not inside it: this package depends on {@code io.tideline.node.kafka} (KafkaApi,
- * KafkaRequest) and must not on {@code io.tideline.node.server}, so neither may depend on it back
- * (NodeDependencyRulesTest forbids package cycles).
+ * request data to the calls of {@link io.tideline.node.service.AdminServices} and of their results back: the admin
+ * rules live there and in the controller, once, for this listener and the gRPC one alike.
  */
 public final class KafkaAdminApis {
     private KafkaAdminApis() {

@@ -2,10 +2,10 @@ package io.tideline.node.kafka.admin;
 
 import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
-import io.tideline.proto.admin.ListPartitionReassignmentsRequest;
-import io.tideline.proto.admin.ListReassignmentsPartition;
-import io.tideline.proto.admin.OngoingPartitionReassignment;
+import io.tideline.node.service.PartitionRef;
+import io.tideline.node.service.ReassignmentsService;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -15,7 +15,7 @@ import org.apache.kafka.common.message.ListPartitionReassignmentsResponseData.On
 import org.apache.kafka.common.protocol.ApiKeys;
 
 /**
- * Kafka's ListPartitionReassignments (v0) over the gRPC admin service's, answered from this broker's image:
+ * Kafka's ListPartitionReassignments (v0) over {@link ReassignmentsService#list}, answered from this broker's image:
  * null topics lists every reassignment in progress, named partitions only those (unknown or idle ones are left
  * out, as in Kafka). Replicas are all of them during a move, adding and removing ones named apart.
  */
@@ -30,24 +30,24 @@ final class ListPartitionReassignmentsApi extends AbstractKafkaApi {
     @Override
     public CompletableFuture<ListPartitionReassignmentsResponseData> handle(KafkaRequest request) {
         ListPartitionReassignmentsRequestData data = request.body(ListPartitionReassignmentsRequestData.class);
-        ListPartitionReassignmentsRequest.Builder grpc = ListPartitionReassignmentsRequest.newBuilder();
+        List<PartitionRef> wanted = new ArrayList<>();
         if (data.topics() != null) {
-            data.topics().forEach(t -> t.partitionIndexes().forEach(p -> grpc.addPartitions(
-                    ListReassignmentsPartition.newBuilder().setTopic(t.name()).setPartition(p))));
-            // The gRPC call reads "no partitions" as "all"; Kafka's non-null empty list asks for none.
-            if (grpc.getPartitionsCount() == 0) {
+            data.topics().forEach(t -> t.partitionIndexes().forEach(p -> wanted.add(new PartitionRef(t.name(), p))));
+            // The service reads "no partitions" as "all"; Kafka's non-null empty list asks for none.
+            if (wanted.isEmpty()) {
                 return CompletableFuture.completedFuture(new ListPartitionReassignmentsResponseData());
             }
         }
-        return GrpcCall.call(deps.admin()::listPartitionReassignments, grpc.build()).thenApply(r -> {
+        return Answers.call(() -> CompletableFuture.completedFuture(deps.services().reassignments().list(wanted)))
+                .thenApply(r -> {
             Map<String, OngoingTopicReassignment> topics = new LinkedHashMap<>();
-            for (OngoingPartitionReassignment p : r.getReassignmentsList()) {
-                topics.computeIfAbsent(p.getTopic(), n -> new OngoingTopicReassignment().setName(n)
+            for (ReassignmentsService.Ongoing p : r) {
+                topics.computeIfAbsent(p.topic(), n -> new OngoingTopicReassignment().setName(n)
                         .setPartitions(new ArrayList<>())).partitions().add(
                         new ListPartitionReassignmentsResponseData.OngoingPartitionReassignment()
-                                .setPartitionIndex(p.getPartition()).setReplicas(new ArrayList<>(p.getReplicasList()))
-                                .setAddingReplicas(new ArrayList<>(p.getAddingReplicasList()))
-                                .setRemovingReplicas(new ArrayList<>(p.getRemovingReplicasList())));
+                                .setPartitionIndex(p.partition()).setReplicas(new ArrayList<>(p.replicas()))
+                                .setAddingReplicas(new ArrayList<>(p.addingReplicas()))
+                                .setRemovingReplicas(new ArrayList<>(p.removingReplicas())));
             }
             return new ListPartitionReassignmentsResponseData().setTopics(new ArrayList<>(topics.values()));
         });

@@ -1,6 +1,6 @@
 package io.tideline.node.kafka.data;
 
-import io.tideline.node.api.OffsetLookup;
+import io.tideline.node.service.OffsetLookup;
 import io.tideline.node.kafka.KafkaApi;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.replication.server.ReplicaManager;

@@ -2,7 +2,7 @@ package io.tideline.node.kafka.data;
 
 import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
-import io.tideline.node.api.RequestChecks;
+import io.tideline.node.service.RequestChecks;
 import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.node.kafka.SliceRecords;
@@ -32,8 +32,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Kafka's Fetch for consumers on the Kafka listener (docs/kafka-protocol.md, "Produce and fetch"): the gRPC
- * client API's checks ({@link RequestChecks}) and ReplicaManager's consumer fetch with its long poll
+ * Kafka's Fetch for consumers on the Kafka listener (docs/kafka-protocol.md, "Produce and fetch"): the checks
+ * of both listeners ({@link RequestChecks}) and ReplicaManager's consumer fetch with its long poll
  * (min_bytes, max_wait_ms, max_bytes, partition_max_bytes). The records are the stored batches as they are on
  * disk: an open {@link SliceRecords} per partition, which the listener sends with a file transfer and closes.
  * Every path that does not hand a response to the listener closes the slices itself; once handed over, the

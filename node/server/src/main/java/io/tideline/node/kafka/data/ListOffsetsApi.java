@@ -1,8 +1,8 @@
 package io.tideline.node.kafka.data;
 
 import io.tideline.common.TopicPartition;
-import io.tideline.node.api.OffsetLookup;
-import io.tideline.node.api.RequestChecks;
+import io.tideline.node.service.OffsetLookup;
+import io.tideline.node.service.RequestChecks;
 import io.tideline.node.kafka.AbstractKafkaApi;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.node.metadata.MetadataImage;
@@ -21,7 +21,7 @@ import org.apache.kafka.common.message.ListOffsetsResponseData.ListOffsetsTopicR
 import org.apache.kafka.common.protocol.ApiKeys;
 
 /**
- * Kafka's ListOffsets on the Kafka listener, answered by the gRPC client API's {@link OffsetLookup}: earliest
+ * Kafka's ListOffsets on the Kafka listener, answered by {@link OffsetLookup} as on the gRPC listener: earliest
  * (-2) the log start offset, latest (-1) the high watermark, a timestamp the first committed record at or after
  * it, max timestamp (-3) the committed record with the largest timestamp; earliest-local (-4) is the log start
  * offset and latest-tiered (-5) / earliest-pending-upload (-6) find nothing, as in Kafka without tiered

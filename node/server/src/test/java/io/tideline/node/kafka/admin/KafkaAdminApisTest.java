@@ -12,10 +12,10 @@ import io.tideline.client.TidelineAdmin;
 import io.tideline.client.TidelineProducer;
 import io.tideline.common.TopicPartition;
 import io.tideline.node.kafka.KafkaApi;
+import io.tideline.node.service.AdminServices;
 import io.tideline.node.kafka.KafkaApis;
 import io.tideline.node.kafka.KafkaRequest;
 import io.tideline.node.metadata.TopicImage;
-import io.tideline.node.api.AdminApiService;
 import io.tideline.node.config.BrokerConfigResolver;
 import io.tideline.node.server.NodeTestCluster;
 import io.tideline.node.server.ServerConfig;
@@ -615,19 +615,17 @@ class KafkaAdminApisTest {
     // ------------------------------------------------------------------ helpers
 
     /**
-     * The admin APIs over an AdminApiService of their own built from node {@code node}'s parts, as the node
+     * The admin APIs over admin services of their own built from node {@code node}'s parts, as the node
      * builds its own; a broker's Kafka endpoint is its second one, as the listener registers it.
      */
     private Map<ApiKeys, KafkaApi> apis(int node) {
         TidelineNode n = cluster.node(node);
         ServerConfig config = n.config();
         BrokerConfigResolver resolver = new BrokerConfigResolver(config.originals());
-        AdminApiService service = new AdminApiService(node, n::image, n.replicaManager(), n.controllerClient(),
-                config.replication()::minInsyncReplicas, resolver, n.logManager(), config.node().clusterId(),
-                config.node().voters(), () -> null, config.node().numPartitions(),
+        AdminServices services = AdminServices.create(node, config.node().clusterId(), n::image, n.replicaManager(),
+                n.logManager(), n.controllerClient(), resolver, config.node().voters(), config.node().numPartitions(),
                 config.node().defaultReplicationFactor());
-        AdminDeps deps = new AdminDeps(node, config.node().clusterId(), service, n::image, resolver, config.originals(),
-                config.node().numPartitions(), (short) config.node().defaultReplicationFactor(),
+        AdminDeps deps = new AdminDeps(node, config.node().clusterId(), services, n::image, resolver, config.originals(),
                 r -> r.getEndpointsCount() < 2 ? Optional.empty() : Optional.of(r.getEndpoints(1)));
         Map<ApiKeys, KafkaApi> out = new HashMap<>();
         KafkaAdminApis.create(deps).forEach(a -> out.put(a.key(), a));

@@ -1,10 +1,9 @@
-package io.tideline.node.api;
+package io.tideline.node.service;
 
 import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.node.metadata.TopicImage;
-import io.tideline.proto.client.FetchRequest;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -41,11 +40,6 @@ public final class RequestChecks {
                     + timeoutMs);
         }
         return Check.OK;
-    }
-
-    /** A problem with the request-level fields of a fetch, null when there is none. */
-    static String fetchRequestProblem(FetchRequest request) {
-        return fetchRequestProblem(request.getMinBytes(), request.getMaxBytes(), request.getMaxWaitMs());
     }
 
     /** A problem with a fetch's byte limits or wait (INVALID_REQUEST), null when there is none. */

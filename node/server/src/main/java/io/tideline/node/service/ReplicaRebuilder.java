@@ -1,11 +1,9 @@
-package io.tideline.node.api;
+package io.tideline.node.service;
 
 import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
 import io.tideline.node.metadata.MetadataImage;
 import io.tideline.node.metadata.TopicImage;
-import io.tideline.proto.admin.RebuildReplicaRequest;
-import io.tideline.proto.admin.RebuildReplicaResponse;
 import io.tideline.proto.metadata.PartitionRecord;
 import io.tideline.replication.fetcher.FollowerStatusView;
 import io.tideline.replication.follower.RebuildProgress;
@@ -23,27 +21,31 @@ import java.util.function.Supplier;
  * (INVALID_REQUEST), there is a leader (LEADER_NOT_AVAILABLE), it is FAILED (INVALID_REQUEST). The answer comes
  * once the rebuild has begun (docs/behaviours.md, "Rebuilding a replica").
  */
-final class ReplicaRebuilder {
+public final class ReplicaRebuilder {
     private final int brokerId;
     private final Supplier<MetadataImage> image;
     private final ReplicaManager replicaManager;
 
-    ReplicaRebuilder(int brokerId, Supplier<MetadataImage> image, ReplicaManager replicaManager) {
+    /** A refusal (offsets -1 then), or NONE with the offsets the copy starts at and aims for. */
+    public record Rebuild(ApiError error, long startOffset, long targetOffset) {
+    }
+
+    public ReplicaRebuilder(int brokerId, Supplier<MetadataImage> image, ReplicaManager replicaManager) {
         this.brokerId = brokerId;
         this.image = image;
         this.replicaManager = replicaManager;
     }
 
-    RebuildReplicaResponse rebuild(RebuildReplicaRequest request) {
-        String name = request.getTopic() + "-" + request.getPartition();
+    /** Rebuilds the replica of {@code topic}-{@code partition} on broker {@code replica}, which must be this one. */
+    public Rebuild rebuild(String topicName, int partition, int replica) {
+        String name = topicName + "-" + partition;
         MetadataImage current = image.get();
-        Optional<TopicImage> topic = current.topic(request.getTopic());
-        PartitionRecord p = topic.map(t -> t.partition(request.getPartition())).orElse(null);
+        Optional<TopicImage> topic = current.topic(topicName);
+        PartitionRecord p = topic.map(t -> t.partition(partition)).orElse(null);
         if (p == null) {
-            return refuse(Errors.UNKNOWN_TOPIC_OR_PARTITION, topic.isEmpty() ? "unknown topic '" + request.getTopic()
-                    + "'" : "topic '" + request.getTopic() + "' has no partition " + request.getPartition());
+            return refuse(Errors.UNKNOWN_TOPIC_OR_PARTITION, topic.isEmpty() ? "unknown topic '" + topicName
+                    + "'" : "topic '" + topicName + "' has no partition " + partition);
         }
-        int replica = request.getBrokerId();
         if (!p.getReplicasList().contains(replica)) {
             return refuse(Errors.REPLICA_NOT_AVAILABLE, "broker " + replica + " is not a replica of " + name
                     + " (replicas " + p.getReplicasList() + ")");
@@ -57,7 +59,7 @@ final class ReplicaRebuilder {
             return refuse(Errors.INVALID_REQUEST, "broker " + replica + " leads " + name
                     + ": the leader is IN_SYNC, not FAILED; only a FAILED replica is rebuilt");
         }
-        TopicPartition tp = new TopicPartition(request.getTopic(), request.getPartition());
+        TopicPartition tp = new TopicPartition(topicName, partition);
         Optional<FollowerStatusView> status = replicaManager.followerStatus(tp);
         if (p.getLeader() < 0 || status.isEmpty()) {
             return refuse(Errors.LEADER_NOT_AVAILABLE, name + " has no leader for broker " + replica
@@ -76,11 +78,10 @@ final class ReplicaRebuilder {
             return refuse(error == Errors.INVALID_REQUEST ? Errors.INVALID_REQUEST : Errors.LEADER_NOT_AVAILABLE,
                     "replica " + replica + " of " + name + " could not be rebuilt: " + error);
         }
-        return RebuildReplicaResponse.newBuilder().setErrorCode(Errors.NONE.code())
-                .setStartOffset(started[0].startOffset()).setTargetOffset(started[0].targetOffset()).build();
+        return new Rebuild(ApiError.NONE, started[0].startOffset(), started[0].targetOffset());
     }
 
-    private static RebuildReplicaResponse refuse(Errors error, String message) {
-        return RebuildReplicaResponse.newBuilder().setErrorCode(error.code()).setErrorMessage(message).build();
+    private static Rebuild refuse(Errors error, String message) {
+        return new Rebuild(new ApiError(error, message), 0, 0);
     }
 }

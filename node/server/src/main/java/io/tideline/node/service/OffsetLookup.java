@@ -1,10 +1,8 @@
-package io.tideline.node.api;
+package io.tideline.node.service;
 
 import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
 import io.tideline.node.metadata.MetadataImage;
-import io.tideline.proto.client.ListOffsetsPartition;
-import io.tideline.proto.client.ListOffsetsPartitionResponse;
 import io.tideline.proto.metadata.PartitionRecord;
 import io.tideline.replication.server.Partition;
 import io.tideline.replication.server.ReplicaManager;
@@ -38,45 +36,21 @@ public final class OffsetLookup {
      * when unknown or nothing matched), or an error with its message.
      */
     public record Found(Errors error, String message, long offset, long timestamp, int leaderEpoch) {
-        static Found error(Errors error, String message) {
+        public static Found error(Errors error, String message) {
             return new Found(error, message, -1L, -1L, -1);
         }
 
-        static Found none() {
+        public static Found none() {
             return new Found(Errors.NONE, null, -1L, -1L, -1);
         }
     }
 
     private final ReplicaManager replicaManager;
-    private final MetadataResponses metadata;
     private final int brokerId;
 
-    OffsetLookup(ReplicaManager replicaManager, MetadataResponses metadata, int brokerId) {
-        this.replicaManager = replicaManager;
-        this.metadata = metadata;
-        this.brokerId = brokerId;
-    }
-
-    /** For the Kafka listener, which writes its own leader hints. */
     public OffsetLookup(ReplicaManager replicaManager, int brokerId) {
-        this(replicaManager, null, brokerId);
-    }
-
-    ListOffsetsPartitionResponse lookup(MetadataImage image, ListOffsetsPartition p, Set<TopicPartition> listedTwice) {
-        ListOffsetsPartitionResponse.Builder b = ListOffsetsPartitionResponse.newBuilder().setTopic(p.getTopic())
-                .setPartition(p.getPartition()).setOffset(-1).setTimestamp(-1)
-                .setCurrentLeader(metadata.leaderHint(image, p.getTopic(), p.getPartition()));
-        // The partition's own errors come before a bad timestamp, as they always have on this API.
-        boolean partitionOk = RequestChecks.partition(image, p.getTopic(), p.getPartition(), listedTwice).error() == Errors.NONE;
-        Found found = partitionOk && p.getTimestamp() < EARLIEST
-                ? Found.error(Errors.INVALID_REQUEST, "timestamp must be -2 (earliest), -1 (latest) or a time in ms, got "
-                + p.getTimestamp())
-                : find(image, p.getTopic(), p.getPartition(), p.getTimestamp(), -1, listedTwice);
-        b.setErrorCode(found.error().code()).setOffset(found.offset()).setTimestamp(found.timestamp());
-        if (found.message() != null) {
-            b.setErrorMessage(found.message());
-        }
-        return b.build();
+        this.replicaManager = replicaManager;
+        this.brokerId = brokerId;
     }
 
     /**
