@@ -43,7 +43,10 @@ import org.junit.jupiter.api.Test;
  * default.api.timeout.ms / max.block.ms (60 s here, the clients' defaults).
  */
 class BootstrapTest {
-    /** Only a guard against the old behaviour (retrying for 60 s); a refused connect takes milliseconds. */
+    /**
+     * Far above a refused connect (milliseconds), far below the clients' 60 s retry: a bootstrap that retries
+     * fails.
+     */
     private static final long HANG_GUARD_MS = 5_000;
     private static final TopicPartition TP0 = new TopicPartition("orders", 0);
 

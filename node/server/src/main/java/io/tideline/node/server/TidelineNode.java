@@ -53,7 +53,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One Tideline node: storage, the metadata quorum member (when it has the controller role), replication and
- * the gRPC services (client, admin, replica fetch, health, reflection).
+ * the listeners: the gRPC services (client, admin, replica fetch, health, reflection) and, when
+ * {@code kafka.listeners} is set, Kafka's protocol, both wired by {@link ListenerWiring}.
  *
  * <p>Start-up order: lock, stamp and recover the log dirs; start the quorum member; bind the
  * listener; register with the controller; follow the metadata (own voter's image, or fetched from the

@@ -51,7 +51,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The issue's table of malformed requests against one node: each gets its typed error for every partition
+ * Malformed requests against one node (B162), one row each: each gets its typed error for every partition
  * it names, and no log moves (start, end, high watermark and segment bytes of every partition are the same
  * before and after; no topic appears).
  */

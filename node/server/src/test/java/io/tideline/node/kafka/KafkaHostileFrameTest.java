@@ -37,7 +37,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The issue's table of hostile frames on the Kafka listener of one node holding data: each is answered with an
+ * Hostile frames (B79) on the Kafka listener of one node holding data: each is answered with an
  * error or closes its connection (with one WARN line naming the peer), no log or topic changes (the fingerprint
  * of ApiTestSupport), and the listener goes on serving new connections.
  *
