@@ -2,6 +2,7 @@ package io.tideline.client;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
@@ -39,4 +40,11 @@ class ClientDependencyRulesTest {
             .that().resideInAPackage("io.tideline.client.internals..")
             .should().dependOnClassesThat().resideInAPackage("io.tideline.client")
             .because("the internals are leaf utilities of the API package; a dependency back would be a cycle");
+
+    /**
+     * One slice per package at every level, io.tideline.client itself included: "client.(**)" would leave the
+     * API package out of every slice. A rule that finds no classes fails (ArchUnit's failOnEmptyShould).
+     */
+    @ArchTest
+    static final ArchRule packagesHaveNoCycles = slices().matching("io.tideline.(client..)").should().beFreeOfCycles();
 }

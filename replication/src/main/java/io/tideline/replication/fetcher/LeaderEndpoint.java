@@ -2,7 +2,7 @@ package io.tideline.replication.fetcher;
 
 import io.tideline.common.TopicPartition;
 import io.tideline.replication.follower.FetchResponseData;
-import io.tideline.replication.server.FollowerFetch;
+import io.tideline.replication.follower.FollowerFetch;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;

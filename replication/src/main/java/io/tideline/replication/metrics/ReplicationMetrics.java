@@ -5,10 +5,12 @@ import com.codahale.metrics.MetricRegistry;
 import io.tideline.common.TopicPartition;
 import io.tideline.replication.fetcher.FollowerStatusView;
 import io.tideline.replication.follower.ReplicaStatus;
-import io.tideline.replication.server.Partition;
-import io.tideline.replication.server.ReplicaManager;
+import io.tideline.replication.purgatory.DelayedOperations;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * Replication metrics under Kafka's JMX-style names, so dashboards built for Kafka find them:
@@ -57,26 +59,59 @@ public final class ReplicationMetrics {
         return "kafka.cluster:type=Partition,name=" + name + ",topic=" + tp.topic() + ",partition=" + tp.partition();
     }
 
-    /** Broker-wide gauges and meters. */
-    public static void register(MetricRegistry registry, ReplicaManager manager) {
-        registry.register(UNDER_REPLICATED_PARTITIONS, (Gauge<Integer>) () -> countLeaders(manager,
+    /**
+     * What the gauges read from one partition hosted here. The metrics take this view, not the replica manager's
+     * partition, so that they sit beneath the replica manager.
+     */
+    public interface HostedPartition {
+        TopicPartition topicPartition();
+
+        boolean isLeader();
+
+        /** The committed ISR, empty when not the leader. */
+        List<Integer> isr();
+
+        List<Integer> replicas();
+
+        int minInsyncReplicas();
+
+        /** Whether the controller's state of the partition names no leader (OfflineReplicaCount counts these). */
+        boolean leaderless();
+
+        /** OFFSET_OUT_OF_RANGE answers this leader gave. */
+        long offsetOutOfRangeAnswers();
+    }
+
+    /**
+     * Broker-wide gauges and meters.
+     *
+     * @param partitions      the partitions hosted here, read at each sample
+     * @param fetcherStatuses the follower replicas' statuses, read at each sample
+     * @param purgatories     the purgatories by Kafka's delayedOperation tag
+     */
+    public static void register(MetricRegistry registry,
+                                Supplier<? extends Collection<? extends HostedPartition>> partitions,
+                                ReplicationStats stats,
+                                Supplier<? extends Collection<FollowerStatusView>> fetcherStatuses,
+                                Map<String, ? extends DelayedOperations<?>> purgatories) {
+        registry.register(UNDER_REPLICATED_PARTITIONS, (Gauge<Integer>) () -> countLeaders(partitions,
                 p -> p.isr().size() < p.replicas().size()));
-        registry.register(UNDER_MIN_ISR_PARTITION_COUNT, (Gauge<Integer>) () -> countLeaders(manager,
+        registry.register(UNDER_MIN_ISR_PARTITION_COUNT, (Gauge<Integer>) () -> countLeaders(partitions,
                 p -> p.isr().size() < p.minInsyncReplicas()));
-        registry.register(AT_MIN_ISR_PARTITION_COUNT, (Gauge<Integer>) () -> countLeaders(manager,
+        registry.register(AT_MIN_ISR_PARTITION_COUNT, (Gauge<Integer>) () -> countLeaders(partitions,
                 p -> p.isr().size() == p.minInsyncReplicas()));
-        registry.register(OFFLINE_REPLICA_COUNT, (Gauge<Integer>) () -> (int) manager.partitions().stream()
-                .filter(p -> p.metadata().map(m -> m.leaderId() < 0).orElse(false)).count());
-        registry.register(LEADER_COUNT, (Gauge<Integer>) () -> countLeaders(manager, p -> true));
-        registry.register(PARTITION_COUNT, (Gauge<Integer>) () -> manager.partitions().size());
-        registry.register(ISR_SHRINKS_PER_SEC, manager.stats().isrShrinks());
-        registry.register(ISR_EXPANDS_PER_SEC, manager.stats().isrExpands());
-        registry.register(FAILED_ISR_UPDATES_PER_SEC, manager.stats().failedIsrUpdates());
-        registry.register(FETCHER_MAX_LAG, (Gauge<Long>) () -> manager.fetcherManager().statuses().stream()
+        registry.register(OFFLINE_REPLICA_COUNT, (Gauge<Integer>) () -> (int) partitions.get().stream()
+                .filter(HostedPartition::leaderless).count());
+        registry.register(LEADER_COUNT, (Gauge<Integer>) () -> countLeaders(partitions, p -> true));
+        registry.register(PARTITION_COUNT, (Gauge<Integer>) () -> partitions.get().size());
+        registry.register(ISR_SHRINKS_PER_SEC, stats.isrShrinks());
+        registry.register(ISR_EXPANDS_PER_SEC, stats.isrExpands());
+        registry.register(FAILED_ISR_UPDATES_PER_SEC, stats.failedIsrUpdates());
+        registry.register(FETCHER_MAX_LAG, (Gauge<Long>) () -> fetcherStatuses.get().stream()
                 .mapToLong(FollowerStatusView::lag).max().orElse(0L));
-        registry.register(FETCHER_FAILED_PARTITIONS, (Gauge<Integer>) () -> (int) manager.fetcherManager().statuses()
+        registry.register(FETCHER_FAILED_PARTITIONS, (Gauge<Integer>) () -> (int) fetcherStatuses.get()
                 .stream().filter(s -> s.status() == ReplicaStatus.FAILED).count());
-        manager.purgatories().forEach((operation, purgatory) -> {
+        purgatories.forEach((operation, purgatory) -> {
             registry.register(purgatoryMetric("PurgatorySize", operation), (Gauge<Integer>) purgatory::watched);
             registry.register(purgatoryMetric("NumDelayedOperations", operation), (Gauge<Integer>) purgatory::pending);
         });
@@ -96,7 +131,7 @@ public final class ReplicationMetrics {
     }
 
     /** Gauges of one hosted partition; registered when it is created here, removed when it goes. */
-    public static void registerPartition(MetricRegistry registry, Partition partition) {
+    public static void registerPartition(MetricRegistry registry, HostedPartition partition) {
         TopicPartition tp = partition.topicPartition();
         registry.register(partitionMetric("UnderReplicated", tp), (Gauge<Integer>) () ->
                 partition.isLeader() && partition.isr().size() < partition.replicas().size() ? 1 : 0);
@@ -117,9 +152,10 @@ public final class ReplicationMetrics {
         }
     }
 
-    private static int countLeaders(ReplicaManager manager, Predicate<Partition> predicate) {
+    private static int countLeaders(Supplier<? extends Collection<? extends HostedPartition>> partitions,
+                                    Predicate<HostedPartition> predicate) {
         int n = 0;
-        for (Partition p : manager.partitions()) {
+        for (HostedPartition p : partitions.get()) {
             if (p.isLeader() && predicate.test(p)) {
                 n++;
             }

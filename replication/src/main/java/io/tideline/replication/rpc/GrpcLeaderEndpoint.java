@@ -17,7 +17,7 @@ import io.tideline.proto.replication.ReplicaFetchResponse;
 import io.tideline.proto.replication.ReplicaFetchServiceGrpc;
 import io.tideline.replication.fetcher.LeaderEndpoint;
 import io.tideline.replication.follower.FetchResponseData;
-import io.tideline.replication.server.FollowerFetch;
+import io.tideline.replication.follower.FollowerFetch;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

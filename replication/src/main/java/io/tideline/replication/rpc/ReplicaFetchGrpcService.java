@@ -9,7 +9,7 @@ import io.tideline.proto.replication.ReplicaFetchRequest;
 import io.tideline.proto.replication.ReplicaFetchResponse;
 import io.tideline.proto.replication.ReplicaFetchServiceGrpc;
 import io.tideline.replication.follower.FetchResponseData;
-import io.tideline.replication.server.FollowerFetch;
+import io.tideline.replication.follower.FollowerFetch;
 import io.tideline.replication.server.ReplicaManager;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -9,7 +9,7 @@ import io.tideline.proto.replication.FetchPartition;
 import io.tideline.proto.replication.FetchedPartition;
 import io.tideline.replication.follower.DivergingEpoch;
 import io.tideline.replication.follower.FetchResponseData;
-import io.tideline.replication.server.FollowerFetch;
+import io.tideline.replication.follower.FollowerFetch;
 import io.tideline.store.record.MemoryRecords;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -2,6 +2,7 @@ package io.tideline.replication.server;
 
 import io.tideline.common.TopicPartition;
 import io.tideline.replication.follower.FetchResponseData;
+import io.tideline.replication.follower.FollowerFetch;
 import io.tideline.replication.purgatory.DelayedOperation;
 import java.util.List;
 import java.util.Map;

@@ -4,6 +4,7 @@ import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
 import io.tideline.common.time.Scheduler;
 import io.tideline.replication.leader.IsrProposal;
+import io.tideline.replication.metrics.ReplicationStats;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;

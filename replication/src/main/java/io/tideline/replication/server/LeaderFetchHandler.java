@@ -5,6 +5,7 @@ import io.tideline.common.errors.Errors;
 import io.tideline.common.time.Time;
 import io.tideline.replication.fetcher.ReplicationQuota;
 import io.tideline.replication.follower.FetchResponseData;
+import io.tideline.replication.follower.FollowerFetch;
 import io.tideline.replication.purgatory.DelayedOperations;
 import io.tideline.store.log.FetchDataInfo;
 import io.tideline.store.log.Log;

@@ -5,10 +5,12 @@ import io.tideline.common.errors.Errors;
 import io.tideline.common.errors.TidelineException;
 import io.tideline.replication.follower.DivergingEpoch;
 import io.tideline.replication.follower.FetchResponseData;
+import io.tideline.replication.follower.FollowerFetch;
 import io.tideline.replication.leader.AppendStatus;
 import io.tideline.replication.leader.IsrProposal;
 import io.tideline.replication.leader.LeaderState;
 import io.tideline.replication.leader.LogAdapter;
+import io.tideline.replication.metrics.ReplicationMetrics;
 import io.tideline.store.epoch.EpochEndOffset;
 import io.tideline.store.log.DeleteRecordsResult;
 import io.tideline.store.log.FetchDataInfo;
@@ -36,7 +38,7 @@ import org.slf4j.LoggerFactory;
  * themselves: they report what changed and the {@link ReplicaManager} triggers after releasing the lock,
  * so no thread ever holds two partition locks.
  */
-public final class Partition {
+public final class Partition implements ReplicationMetrics.HostedPartition {
     private static final Logger log = LoggerFactory.getLogger(Partition.class);
 
     private final TopicPartition topicPartition;
@@ -56,6 +58,7 @@ public final class Partition {
         this.localLog = Objects.requireNonNull(localLog, "localLog");
     }
 
+    @Override
     public TopicPartition topicPartition() {
         return topicPartition;
     }
@@ -147,6 +150,7 @@ public final class Partition {
 
     // ---------------------------------------------------------------- state views
 
+    @Override
     public boolean isLeader() {
         lock.lock();
         try {
@@ -165,7 +169,18 @@ public final class Partition {
         }
     }
 
+    @Override
+    public boolean leaderless() {
+        lock.lock();
+        try {
+            return metadata != null && metadata.leaderId() < 0;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** The ISR the leader works with (committed), empty when not the leader. */
+    @Override
     public List<Integer> isr() {
         lock.lock();
         try {
@@ -175,6 +190,7 @@ public final class Partition {
         }
     }
 
+    @Override
     public List<Integer> replicas() {
         lock.lock();
         try {
@@ -184,6 +200,7 @@ public final class Partition {
         }
     }
 
+    @Override
     public int minInsyncReplicas() {
         lock.lock();
         try {
@@ -213,6 +230,7 @@ public final class Partition {
     }
 
     /** OFFSET_OUT_OF_RANGE answers this leader gave, to followers and consumers. */
+    @Override
     public long offsetOutOfRangeAnswers() {
         return offsetOutOfRangeAnswers.get();
     }

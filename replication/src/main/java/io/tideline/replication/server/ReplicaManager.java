@@ -13,9 +13,11 @@ import io.tideline.replication.fetcher.ReplicaFetcherManager;
 import io.tideline.replication.fetcher.ReplicationQuota;
 import io.tideline.replication.follower.FailureReason;
 import io.tideline.replication.follower.FetchResponseData;
+import io.tideline.replication.follower.FollowerFetch;
 import io.tideline.replication.leader.IsrProposal;
 import io.tideline.replication.metrics.BrokerTopicMetrics;
 import io.tideline.replication.metrics.ReplicationMetrics;
+import io.tideline.replication.metrics.ReplicationStats;
 import io.tideline.replication.purgatory.DelayedOperations;
 import io.tideline.store.log.DeleteRecordsResult;
 import io.tideline.store.log.Log;
@@ -116,7 +118,7 @@ public final class ReplicaManager implements AutoCloseable {
                         topicMetrics.recordFollowerAppend(bytes);
                     }
                 });
-        ReplicationMetrics.register(metrics, this);
+        ReplicationMetrics.register(metrics, this::partitions, stats, fetcherManager::statuses, purgatories());
     }
 
     /** Starts the periodic ISR shrink check (every half of replica.lag.time.max.ms, as in Kafka). */

@@ -10,7 +10,7 @@ import io.tideline.common.time.MockScheduler;
 import io.tideline.common.time.MockTime;
 import io.tideline.replication.follower.DivergingEpoch;
 import io.tideline.replication.follower.FetchResponseData;
-import io.tideline.replication.server.FollowerFetch;
+import io.tideline.replication.follower.FollowerFetch;
 import io.tideline.replication.server.PartitionSettings;
 import io.tideline.replication.server.ProduceResult;
 import io.tideline.store.checkpoint.EpochEntry;

@@ -34,7 +34,7 @@ import io.tideline.proto.replication.ReplicaFetchResponse;
 import io.tideline.proto.replication.ReplicaFetchServiceGrpc;
 import io.tideline.replication.ReplicationConfig;
 import io.tideline.replication.follower.FetchResponseData;
-import io.tideline.replication.server.FollowerFetch;
+import io.tideline.replication.follower.FollowerFetch;
 import io.tideline.replication.server.FailedReplicaReporter;
 import io.tideline.replication.server.LeaderAndIsr;
 import io.tideline.replication.server.PartitionSettings;

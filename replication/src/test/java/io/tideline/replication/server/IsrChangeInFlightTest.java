@@ -9,6 +9,7 @@ import io.tideline.common.errors.Errors;
 import io.tideline.common.time.MockScheduler;
 import io.tideline.common.time.MockTime;
 import io.tideline.replication.ReplicationConfig;
+import io.tideline.replication.follower.FollowerFetch;
 import io.tideline.replication.leader.IsrProposal;
 import io.tideline.store.config.StoreConfig;
 import io.tideline.store.manager.LogManager;

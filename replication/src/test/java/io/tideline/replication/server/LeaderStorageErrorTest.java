@@ -10,6 +10,7 @@ import io.tideline.common.time.MockScheduler;
 import io.tideline.common.time.MockTime;
 import io.tideline.replication.ReplicationConfig;
 import io.tideline.replication.follower.FetchResponseData;
+import io.tideline.replication.follower.FollowerFetch;
 import io.tideline.store.config.StoreConfig;
 import io.tideline.store.manager.LogManager;
 import io.tideline.store.segment.LogFileNames;

@@ -1,17 +1,20 @@
 package io.tideline.store.tools;
 
-import static io.tideline.store.tools.BenchmarkSupport.describe;
+import static io.tideline.store.tools.AppendReadComparison.SEED;
+import static io.tideline.store.tools.AppendReadComparison.buildBatches;
+import static io.tideline.store.tools.AppendReadComparison.openLog;
+import static io.tideline.store.tools.AppendReadComparison.totalBytes;
+import static io.tideline.store.tools.BenchmarkSupport.MB;
 import static io.tideline.store.tools.BenchmarkSupport.duration;
+import static io.tideline.store.tools.BenchmarkSupport.environment;
 import static io.tideline.store.tools.BenchmarkSupport.fixed;
-import static io.tideline.store.tools.BenchmarkSupport.prepareDirectory;
-import static io.tideline.store.tools.BenchmarkSupport.quietLogging;
+import static io.tideline.store.tools.BenchmarkSupport.printResult;
+import static io.tideline.store.tools.BenchmarkSupport.rate;
+import static io.tideline.store.tools.BenchmarkSupport.settle;
 
 import io.tideline.common.io.FileUtils;
-import io.tideline.common.time.Scheduler;
-import io.tideline.common.time.ThreadPoolScheduler;
 import io.tideline.common.time.Time;
 import io.tideline.store.config.LogConfig;
-import io.tideline.store.log.FetchDataInfo;
 import io.tideline.store.log.Log;
 import io.tideline.store.record.MemoryRecords;
 import io.tideline.store.record.RecordBatch;
@@ -20,20 +23,16 @@ import io.tideline.store.retention.SegmentDeleter;
 import io.tideline.store.segment.LogFileNames;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
-import org.slf4j.LoggerFactory;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -67,13 +66,10 @@ import picocli.CommandLine.Option;
                 + "each next to a plain FileChannel doing the same I/O where there is one. Append and read run for "
                 + "two shapes: bulk (2,000,000 records of 100 bytes in batches of 100, 1 GiB segments) and producer "
                 + "(400,000 records of 1 KiB in batches of 16, 16 MiB segments), unless the shape options give one.")
-public final class StorageBenchmark {
+public final class StorageBenchmark extends BenchmarkCommand {
     static final String SUMMARY_PREFIX = "RESULT bench-storage";
-    private static final int READ_BYTES = 1024 * 1024;
-    private static final long SEED = 42L;
     private static final long RETENTION_MS = 60 * 60 * 1000L;
     private static final long FILE_DELETE_DELAY_MS = 60_000L;
-    private static final double MB = 1_000_000.0;
     /** Batches the recovery log cycles through (it appends them again and again up to --recovery-bytes). */
     private static final int RECOVERY_BATCHES = 1000;
 
@@ -149,57 +145,31 @@ public final class StorageBenchmark {
                 segmentBytes != null ? segmentBytes : BULK.segmentBytes()));
     }
 
+    private StorageBenchmark() {
+        super("bench-storage");
+    }
+
     public static void main(String[] args) {
-        quietLogging();
-        System.exit(run(args, System.out, System.err));
+        runAndExit(new StorageBenchmark(), args);
     }
 
     /** Parses, runs and reports; returns the exit code (0 ok, 1 the run failed, 2 bad arguments or directory). */
     public static int run(String[] args, PrintStream out, PrintStream err) {
-        StorageBenchmark bench = new StorageBenchmark();
-        CommandLine cli = new CommandLine(bench);
-        try {
-            cli.parseArgs(args);
-        } catch (CommandLine.ParameterException e) {
-            err.println("bench-storage: " + e.getMessage());
-            return 2;
-        }
-        if (cli.isUsageHelpRequested()) {
-            cli.usage(out);
-            return 0;
-        }
-        if (cli.isVersionHelpRequested()) {
-            out.println("tideline bench-storage");
-            return 0;
-        }
-        String invalid = bench.validate();
-        if (invalid != null) {
-            err.println("bench-storage: " + invalid);
-            return 2;
-        }
-        boolean created;
-        try {
-            created = prepareDirectory(bench.dir);
-        } catch (IOException | RuntimeException e) {
-            err.println("bench-storage: cannot use --dir " + bench.dir + ": " + describe(e));
-            return 2;
-        }
-        try {
-            bench.execute(out);
-            return 0;
-        } catch (IOException | RuntimeException e) {
-            err.println("bench-storage: failed: " + describe(e));
-            return 1;
-        } finally {
-            if (!bench.keep) {
-                bench.cleanUp(created, err);
-            } else {
-                out.println("kept " + bench.dir.toAbsolutePath());
-            }
-        }
+        return new StorageBenchmark().launch(args, out, err);
     }
 
-    private String validate() {
+    @Override
+    protected Path dir() {
+        return dir;
+    }
+
+    @Override
+    protected boolean keep() {
+        return keep;
+    }
+
+    @Override
+    protected String validate() {
         if (records != null && records < 1) {
             return "--records must be at least 1, got " + records;
         }
@@ -239,25 +209,16 @@ public final class StorageBenchmark {
         return null;
     }
 
-    private void cleanUp(boolean created, PrintStream err) {
-        try {
-            BenchmarkSupport.cleanUp(dir, created);
-        } catch (IOException | UncheckedIOException e) {
-            err.println("bench-storage: could not remove " + dir + ": " + describe(e));
-        }
-    }
-
     // ---------------------------------------------------------------- the run
 
-    private void execute(PrintStream out) throws IOException {
+    @Override
+    protected void execute(PrintStream out) throws IOException, InterruptedException {
         long timestamp = System.currentTimeMillis();
         List<Shape> shapes = shapes();
         out.printf(Locale.ROOT, "bench-storage: %s, dir %s%n", shapes.size() == 1 ? "1 shape" : shapes.size() + " shapes",
                 dir.toAbsolutePath());
-        out.printf(Locale.ROOT, "writes timed twice: into the page cache, and until one fsync at the end returns (on disk); "
-                + "MB = 10^6 bytes; Java %s, %d cores, max heap %d MiB%n",
-                System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(),
-                Runtime.getRuntime().maxMemory() >> 20);
+        out.println("writes timed twice: into the page cache, and until one fsync at the end returns (on disk); "
+                + environment());
         out.println("append/read figures: best of " + rounds + " alternating rounds of store and raw file; "
                 + "the store flushes each segment closed by a roll on a scheduler thread, as a broker does");
         out.flush();
@@ -279,11 +240,7 @@ public final class StorageBenchmark {
         ratios.forEach((name, r) -> out.printf(Locale.ROOT, "%-44s %14s %10s%n", name,
                 String.format(Locale.ROOT, "%.2fx", r[0]), String.format(Locale.ROOT, "%.2fx", r[1])));
 
-        out.println();
-        StringBuilder line = new StringBuilder(SUMMARY_PREFIX);
-        summary.forEach((k, v) -> line.append(' ').append(k).append('=').append(v));
-        out.println(line);
-        out.flush();
+        printResult(out, SUMMARY_PREFIX, summary);
     }
 
     /**
@@ -292,14 +249,15 @@ public final class StorageBenchmark {
      * returns the append/raw ratios {page cache, on disk}.
      */
     private double[] appendAndRead(PrintStream out, Shape shape, Map<String, String> summary, long timestamp)
-            throws IOException {
+            throws IOException, InterruptedException {
+        AppendReadComparison comparison = new AppendReadComparison(rounds);
         Path base = dir.resolve(shape.name());
         int warmup = Math.min(warmupRecords, shape.records());
         if (warmup > 0) {
             // JIT warm-up: the same code paths on fewer bytes, timings thrown away.
             List<MemoryRecords> warmBatches = buildBatches(shape, warmup, timestamp);
             Path warmDir = base.resolve("warmup");
-            compare(warmDir, shape, warmBatches, warmup, totalBytes(warmBatches));
+            comparison.compare(warmDir, shape, warmBatches, warmup, totalBytes(warmBatches));
             FileUtils.deleteRecursively(warmDir);
         }
 
@@ -318,7 +276,7 @@ public final class StorageBenchmark {
         out.printf(Locale.ROOT, "%-44s %14s %10s %12s%n", "measurement", "records/s", "MB/s", "time");
         out.flush();
 
-        Comparison best = compare(base, shape, batches, records, bytes);
+        AppendReadComparison.Comparison best = comparison.compare(base, shape, batches, records, bytes);
         row(out, "append (Log.appendAsLeader, " + best.segments() + " segment(s))", records, bytes,
                 best.append().pageCacheNs());
         row(out, "raw write (FileChannel, 1 write per batch)", records, bytes, best.rawWrite().pageCacheNs());
@@ -345,190 +303,6 @@ public final class StorageBenchmark {
         summary.put(p + "raw_read_mb_per_s", rate(bytes / MB, best.rawReadNs()));
         summary.put(p + "read_to_raw", fixed(readToRaw, 3));
         return new double[] {appendToRaw, durableToRaw};
-    }
-
-    private static long totalBytes(List<MemoryRecords> batches) {
-        long bytes = 0;
-        for (MemoryRecords batch : batches) {
-            bytes += batch.sizeInBytes();
-        }
-        return bytes;
-    }
-
-    /** Best times of the store and of the plain file doing the same I/O; see {@link #compare}. */
-    private record Comparison(WriteTimes append, WriteTimes rawWrite, long readNs, long rawReadNs, int segments) {
-    }
-
-    /**
-     * Runs {@code rounds} rounds; each appends the batches to a fresh log and writes them to a fresh
-     * plain file, then reads both back, alternating which side goes first from round to round, and
-     * keeps the best time of each side. Phases last a few hundred milliseconds, so a single one is at
-     * the mercy of write-back from the previous phase or a neighbour on the shared disk; the best of
-     * several alternating rounds gives both sides the same chances.
-     */
-    private Comparison compare(Path base, Shape shape, List<MemoryRecords> batches, long expectedRecords,
-                               long expectedBytes) throws IOException {
-        Files.createDirectories(base);
-        WriteTimes bestAppend = null;
-        WriteTimes bestRaw = null;
-        long bestRead = Long.MAX_VALUE;
-        long bestRawRead = Long.MAX_VALUE;
-        int segments = 0;
-        for (int round = 0; round < rounds; round++) {
-            Path rawFile = base.resolve("raw-write-" + round + ".bin");
-            // A real scheduler thread, as on a broker: the flush of each segment closed by a roll runs
-            // on it while appends go on (SteppedClock would never run it: the final flush would do all).
-            try (ThreadPoolScheduler scheduler = new ThreadPoolScheduler("bench-storage-scheduler", 1);
-                 Log log = openLog(base.resolve("append-" + round), shape.segmentBytes(), Time.SYSTEM, scheduler)) {
-                boolean rawFirst = round % 2 == 0;
-                WriteTimes raw = null;
-                WriteTimes append;
-                if (rawFirst) {
-                    settle();
-                    raw = rawWrite(rawFile, batches);
-                }
-                settle();
-                append = appendAll(log, batches);
-                if (!rawFirst) {
-                    settle();
-                    raw = rawWrite(rawFile, batches);
-                }
-                settle();
-                long read = rawFirst ? readAll(log, expectedRecords, expectedBytes) : -1;
-                settle();
-                long rawRead = rawRead(rawFile);
-                if (!rawFirst) {
-                    settle();
-                    read = readAll(log, expectedRecords, expectedBytes);
-                }
-                bestAppend = bestAppend == null ? append : bestAppend.best(append);
-                bestRaw = bestRaw == null ? raw : bestRaw.best(raw);
-                bestRead = Math.min(bestRead, read);
-                bestRawRead = Math.min(bestRawRead, rawRead);
-                segments = log.numberOfSegments();
-            }
-            if (round < rounds - 1) {
-                // Each round's files go before the next, so the page cache and the disk start alike;
-                // the last round's stay for --keep.
-                FileUtils.deleteRecursively(base.resolve("append-" + round));
-                Files.deleteIfExists(rawFile);
-            }
-        }
-        return new Comparison(bestAppend, bestRaw, bestRead, bestRawRead, segments);
-    }
-
-    private static List<MemoryRecords> buildBatches(Shape shape, int count, long timestamp) {
-        Random random = new Random(SEED);
-        List<MemoryRecords> batches = new ArrayList<>(count / shape.batchSize() + 1);
-        for (int built = 0; built < count; ) {
-            int n = Math.min(shape.batchSize(), count - built);
-            RecordBatchBuilder builder = new RecordBatchBuilder(0L);
-            for (int i = 0; i < n; i++) {
-                byte[] value = new byte[shape.recordSize()];
-                random.nextBytes(value);
-                builder.append(timestamp, null, value);
-            }
-            batches.add(builder.buildRecords());
-            built += n;
-        }
-        return batches;
-    }
-
-    /**
-     * Collects garbage before a timed phase, so that the prebuilt batches are already promoted and a
-     * phase is not charged for copying the benchmark's own data (several 100 ms pauses otherwise).
-     */
-    private static void settle() {
-        System.gc();
-    }
-
-    private static Log openLog(Path logDir, int segmentBytes, Time time, Scheduler scheduler) throws IOException {
-        LogConfig config = LogConfig.fromMap(Map.of(
-                LogConfig.SEGMENT_BYTES_CONFIG, segmentBytes,
-                LogConfig.MAX_MESSAGE_BYTES_CONFIG, segmentBytes,
-                LogConfig.RETENTION_MS_CONFIG, -1L));
-        return Log.open(logDir, config, time, scheduler, new Random(SEED), new SegmentDeleter(scheduler), 0L, 0L, -1L, true);
-    }
-
-    /**
-     * Appends every batch (one call each), then flushes; returns the time until the last append
-     * returned (page cache) and until the flush returned (on disk).
-     */
-    private WriteTimes appendAll(Log log, List<MemoryRecords> batches) {
-        long start = System.nanoTime();
-        for (MemoryRecords batch : batches) {
-            log.appendAsLeader(batch, 0);
-        }
-        long written = System.nanoTime();
-        log.flush();
-        return new WriteTimes(written - start, System.nanoTime() - start);
-    }
-
-    /** Nanoseconds to write into the page cache, and to have the same bytes on disk (one fsync at the end). */
-    private record WriteTimes(long pageCacheNs, long durableNs) {
-        WriteTimes best(WriteTimes other) {
-            return new WriteTimes(Math.min(pageCacheNs, other.pageCacheNs), Math.min(durableNs, other.durableNs));
-        }
-    }
-
-    /** Writes the same serialized batches to a plain file, one write per batch, then fsyncs it once. */
-    private static WriteTimes rawWrite(Path file, List<MemoryRecords> batches) throws IOException {
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-            long start = System.nanoTime();
-            for (MemoryRecords batch : batches) {
-                ByteBuffer buffer = batch.buffer();
-                while (buffer.hasRemaining()) {
-                    channel.write(buffer);
-                }
-            }
-            long written = System.nanoTime();
-            channel.force(true);
-            return new WriteTimes(written - start, System.nanoTime() - start);
-        }
-    }
-
-    /** Reads the whole log front to back, checking it saw everything; returns nanoseconds. */
-    private static long readAll(Log log, long expectedRecords, long expectedBytes) throws IOException {
-        long offset = log.logStartOffset();
-        long end = log.logEndOffset();
-        long records = 0;
-        long bytes = 0;
-        long start = System.nanoTime();
-        while (offset < end) {
-            try (FetchDataInfo fetch = log.read(offset, READ_BYTES, end, true)) {
-                MemoryRecords data = fetch.records().toMemoryRecords();
-                for (RecordBatch batch : data.batches()) {
-                    if (batch.nextOffset() <= offset) {
-                        continue; // only whole batches are read; never count one twice
-                    }
-                    records += batch.recordCount();
-                    bytes += batch.sizeInBytes();
-                    offset = batch.nextOffset();
-                }
-            }
-        }
-        long elapsed = System.nanoTime() - start;
-        if (records != expectedRecords || bytes != expectedBytes) {
-            throw new IllegalStateException("the read saw " + records + " records / " + bytes + " bytes, expected "
-                    + expectedRecords + " / " + expectedBytes);
-        }
-        return elapsed;
-    }
-
-    /** Reads a file front to back in 1 MiB reads into one buffer; returns nanoseconds. */
-    private static long rawRead(Path file) throws IOException {
-        ByteBuffer buffer = ByteBuffer.allocate(READ_BYTES);
-        long sink = 0;
-        long start = System.nanoTime();
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-            while (channel.read(buffer) > 0) {
-                buffer.flip();
-                sink += buffer.get(0);
-                buffer.clear();
-            }
-        }
-        long elapsed = System.nanoTime() - start;
-        return sink == Long.MIN_VALUE ? elapsed + 1 : elapsed; // keeps the reads observable
     }
 
     // ---------------------------------------------------------------- retention
@@ -682,11 +456,4 @@ public final class StorageBenchmark {
         out.printf(Locale.ROOT, "%-44s %14s %10s %12s%n", label, "", "", duration(nanos));
         out.flush();
     }
-
-
-    private static String rate(double amount, long nanos) {
-        return fixed(amount / (nanos / 1e9), 1);
-    }
-
-
 }

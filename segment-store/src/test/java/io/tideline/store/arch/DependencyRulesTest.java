@@ -31,9 +31,13 @@ class DependencyRulesTest {
                 .check(classes);
     }
 
+    /**
+     * One slice per package at every level (store.log and a store.log.x would be two), so a cycle between a
+     * package and its subpackage fails too. A rule that finds no classes fails (ArchUnit's failOnEmptyShould).
+     */
     @Test
     void storePackagesHaveNoCycles() {
-        slices().matching("io.tideline.store.(*)..").should().beFreeOfCycles().check(classes);
+        slices().matching("io.tideline.(store..)").should().beFreeOfCycles().check(classes);
     }
 
     @Test

@@ -1,18 +1,18 @@
-package io.tideline.replication.server;
+package io.tideline.replication.metrics;
 
 import com.codahale.metrics.Meter;
 import io.tideline.replication.leader.IsrProposal;
 
 /**
  * Event rates of this broker's leaders (Kafka's IsrShrinksPerSec, IsrExpandsPerSec,
- * FailedIsrUpdatesPerSec); registered under Kafka's names by {@link io.tideline.replication.metrics.ReplicationMetrics}.
+ * FailedIsrUpdatesPerSec); registered under Kafka's names by {@link ReplicationMetrics}.
  */
 public final class ReplicationStats {
     private final Meter isrShrinks = new Meter();
     private final Meter isrExpands = new Meter();
     private final Meter failedIsrUpdates = new Meter();
 
-    void recordIsrChange(IsrProposal committed) {
+    public void recordIsrChange(IsrProposal committed) {
         if (IsrProposal.LAGGING.equals(committed.reason())) {
             isrShrinks.mark();
         } else {
@@ -20,7 +20,7 @@ public final class ReplicationStats {
         }
     }
 
-    void recordFailedIsrUpdate() {
+    public void recordFailedIsrUpdate() {
         failedIsrUpdates.mark();
     }
 

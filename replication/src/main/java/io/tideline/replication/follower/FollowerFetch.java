@@ -1,4 +1,4 @@
-package io.tideline.replication.server;
+package io.tideline.replication.follower;
 
 import io.tideline.common.TopicPartition;
 
