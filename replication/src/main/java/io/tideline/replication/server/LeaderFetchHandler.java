@@ -27,8 +27,8 @@ final class LeaderFetchHandler implements AutoCloseable {
     /**
      * How long a parked replica fetch whose only news is a higher high watermark waits for an append to
      * carry that news with records ({@link DelayedReplicaFetch}). Measured on three brokers on two cores
-     * under Kafka's producer at one partition (docs/performance.md): waking the fetch at once made every
-     * acks=all produce cost each follower two fetch round trips, one of them empty, and took a third of the
+     * under Kafka's producer at one partition (docs/performance.md): waking the fetch at once makes every
+     * acks=all produce cost each follower two fetch round trips, one of them empty, and takes a third of the
      * leader's CPU. Appends under load come every few milliseconds; a follower of an idle partition learns
      * the high watermark this much later than it would otherwise.
      */

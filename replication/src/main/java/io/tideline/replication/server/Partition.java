@@ -377,7 +377,8 @@ public final class Partition implements ReplicationMetrics.HostedPartition {
      */
     AppendResult appendAsLeader(MemoryRecords records, int requiredAcks) {
         // The records are checked and walked (decompressed) before the partition's lock, which fetches and ISR
-        // changes share (docs/behaviours.md B122); a refusal is answered after the leadership checks, as before.
+        // changes share (docs/behaviours.md B122); the leadership and min.insync.replicas checks answer first, a
+        // refusal of the records after them.
         ValidatedRecords validated = null;
         TidelineException invalid = null;
         try {
