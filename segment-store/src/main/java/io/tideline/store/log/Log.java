@@ -40,8 +40,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Random;
-import java.util.concurrent.ConcurrentNavigableMap;
-import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -78,7 +76,7 @@ public final class Log implements AutoCloseable {
     private final SegmentDeleter deleter;
     private final FileLayer files;
     private final ReentrantLock lock = new ReentrantLock();
-    private final ConcurrentNavigableMap<Long, LogSegment> segments = new ConcurrentSkipListMap<>();
+    private final LogSegments segments = new LogSegments();
     private final int recoveredSegmentsOnLoad;
     private final LeaderEpochCache epochCache;
     /**
@@ -134,7 +132,7 @@ public final class Log implements AutoCloseable {
         this.random = random;
         this.deleter = deleter;
         this.files = files;
-        this.segments.putAll(loaded.segments());
+        this.segments.addAll(loaded.segments().values());
         this.logStartOffset = loaded.logStartOffset();
         this.logEndOffset = loaded.logEndOffset();
         LogSegment active = loaded.segments().lastEntry().getValue();
@@ -230,20 +228,16 @@ public final class Log implements AutoCloseable {
 
     /** Bytes of all segments' {@code .log} files, the figure retention.bytes is compared with. */
     public long size() {
-        long size = 0;
-        for (LogSegment segment : segments.values()) {
-            size += segment.size();
-        }
-        return size;
+        return segments.sizeInBytes();
     }
 
     /** A snapshot of the segments in offset order (the last is the active one). */
     public List<LogSegment> segments() {
-        return new ArrayList<>(segments.values());
+        return segments.snapshot();
     }
 
     public LogSegment activeSegment() {
-        return segments.lastEntry().getValue();
+        return segments.activeSegment();
     }
 
     public void updateConfig(LogConfig newConfig) {
@@ -469,7 +463,7 @@ public final class Log implements AutoCloseable {
             }
             active.onBecomeInactiveSegment();
             LogSegment fresh = newSegment(newBaseOffset);
-            segments.put(newBaseOffset, fresh);
+            segments.add(fresh);
             // Readers bound only the new active segment by a position from now on: a closed segment may be
             // rewritten by the log cleaner, and a position in its old bytes would cut its new ones short.
             endPosition = new EndPosition(logEndOffset, newBaseOffset, 0);
@@ -497,7 +491,7 @@ public final class Log implements AutoCloseable {
             segments.remove(active.baseOffset());
             active.closeAndDeleteFiles();
             LogSegment fresh = newSegment(newBaseOffset);
-            segments.put(newBaseOffset, fresh);
+            segments.add(fresh);
             return fresh;
         } catch (IOException e) {
             throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Replacing the empty segment of " + topicPartition + " failed", e);
@@ -553,14 +547,13 @@ public final class Log implements AutoCloseable {
 
     private RecordsSlice readFromSegments(long startOffset, int maxBytes, long bound, EndPosition end, boolean minOneMessage)
             throws IOException {
-        Map.Entry<Long, LogSegment> entry = segments.floorEntry(startOffset);
-        if (entry == null) {
-            entry = segments.firstEntry();
+        LogSegment segment = segments.floorSegment(startOffset);
+        if (segment == null) {
+            segment = segments.firstSegment();
         }
-        while (entry != null && entry.getKey() < bound) {
-            LogSegment segment = entry.getValue();
-            Map.Entry<Long, LogSegment> next = segments.higherEntry(entry.getKey());
-            int maxPosition = maxPositionFor(segment, next == null ? end.offset() : next.getKey(), bound);
+        while (segment != null && segment.baseOffset() < bound) {
+            LogSegment next = segments.higherSegment(segment.baseOffset());
+            int maxPosition = maxPositionFor(segment, next == null ? end.offset() : next.baseOffset(), bound);
             if (segment.baseOffset() == end.segmentBaseOffset()) {
                 maxPosition = Math.min(maxPosition, end.position());
             }
@@ -568,7 +561,7 @@ public final class Log implements AutoCloseable {
             if (slice != null) {
                 return slice;
             }
-            entry = next;
+            segment = next;
         }
         return RecordsSlice.empty();
     }
@@ -891,12 +884,12 @@ public final class Log implements AutoCloseable {
         if (count == 0) {
             return 0;
         }
-        List<LogSegment> toDelete = new ArrayList<>(segments.values()).subList(0, count);
+        List<LogSegment> toDelete = segments.snapshot().subList(0, count);
         // The map changes first, so no new read finds these segments; the start offset follows.
         for (LogSegment segment : toDelete) {
             segments.remove(segment.baseOffset());
         }
-        long newStart = Math.max(logStartOffset, segments.firstKey());
+        long newStart = Math.max(logStartOffset, segments.firstBaseOffset());
         if (newStart > logStartOffset) {
             logStartOffset = newStart;
             epochCache.truncateFromStart(newStart);
@@ -907,7 +900,7 @@ public final class Log implements AutoCloseable {
                 segment.changeFileSuffixes("", LogFileNames.DELETED_SUFFIX, false);
                 renamed.add(segment);
             }
-            producerState.deleteSnapshotsBefore(segments.firstKey());
+            producerState.deleteSnapshotsBefore(segments.firstBaseOffset());
             // One directory fsync for the whole pass: per file it cost ~2 ms each, over a minute for
             // 10,000 segments (docs/performance.md).
             FileUtils.fsyncDirectory(dir);
@@ -933,7 +926,7 @@ public final class Log implements AutoCloseable {
         lock.lock();
         try {
             ensureOpen();
-            List<LogSegment> all = new ArrayList<>(segments.values());
+            List<LogSegment> all = segments.snapshot();
             Map<Long, Long> lastOffsets = new java.util.HashMap<>();
             for (ProducerStateEntry producer : producerState.activeProducers()) {
                 lastOffsets.put(producer.producerId(), producer.lastOffset());
@@ -974,12 +967,12 @@ public final class Log implements AutoCloseable {
                 return false;
             }
             for (LogSegment segment : old) {
-                if (segments.get(segment.baseOffset()) != segment || segment == activeSegment()) {
+                if (!segments.contains(segment) || segment == activeSegment()) {
                     return false;
                 }
             }
             SegmentSwap.commit(cleaned, listener);
-            segments.put(cleaned.baseOffset(), cleaned);
+            segments.add(cleaned);
             for (LogSegment segment : old.subList(1, old.size())) {
                 segments.remove(segment.baseOffset());
             }
@@ -1014,12 +1007,12 @@ public final class Log implements AutoCloseable {
             if (offset >= logEndOffset) {
                 return;
             }
-            if (offset <= logStartOffset && offset <= segments.firstKey()) {
+            if (offset <= logStartOffset && offset <= segments.firstBaseOffset()) {
                 truncateFullyAndStartAt(offset);
                 return;
             }
             truncations++;
-            List<LogSegment> after = new ArrayList<>(segments.tailMap(offset, false).values());
+            List<LogSegment> after = segments.segmentsAbove(offset);
             for (LogSegment segment : after) {
                 if (segment.baseOffset() >= offset) {
                     segments.remove(segment.baseOffset());
@@ -1050,7 +1043,7 @@ public final class Log implements AutoCloseable {
         try {
             ensureOpen();
             truncations++;
-            List<LogSegment> all = new ArrayList<>(segments.values());
+            List<LogSegment> all = segments.snapshot();
             segments.clear();
             for (LogSegment segment : all) {
                 segment.changeFileSuffixes("", LogFileNames.DELETED_SUFFIX, false);
@@ -1060,7 +1053,7 @@ public final class Log implements AutoCloseable {
             epochCache.clear();
             producerState.truncateFullyAndStartAt(newOffset);
             LogSegment fresh = newSegment(newOffset);
-            segments.put(newOffset, fresh);
+            segments.add(fresh);
             logStartOffset = newOffset;
             publishEnd(newOffset, fresh);
             highWatermark = newOffset;
@@ -1202,9 +1195,8 @@ public final class Log implements AutoCloseable {
      * without the lock: segments deleted meanwhile are skipped by {@link LogSegment#flush()}.
      */
     private void flushSegments(long from, long to) throws IOException {
-        Long first = segments.floorKey(from);
         boolean created = false;
-        for (LogSegment segment : (first == null ? segments.headMap(to, false) : segments.subMap(first, true, to, false)).values()) {
+        for (LogSegment segment : segments.holding(from, to)) {
             if (segment.flush() && segment.baseOffset() >= from) {
                 created = true;
             }
