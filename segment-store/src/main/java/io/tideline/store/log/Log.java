@@ -9,27 +9,20 @@ import io.tideline.common.time.Time;
 import io.tideline.store.config.LogConfig;
 import io.tideline.store.epoch.EpochEndOffset;
 import io.tideline.store.epoch.LeaderEpochCache;
-import io.tideline.store.producer.BatchHeader;
-import io.tideline.store.producer.BatchMetadata;
-import io.tideline.store.producer.ProducerAppendOutcome;
 import io.tideline.store.producer.ProducerStateEntry;
 import io.tideline.store.producer.ProducerStateManager;
 import io.tideline.store.record.MemoryRecords;
 import io.tideline.store.record.RecordBatch;
-import io.tideline.store.retention.DeletionReason;
 import io.tideline.store.retention.RetentionPlan;
 import io.tideline.store.retention.SegmentDeleter;
 import io.tideline.store.segment.FileLayer;
 import io.tideline.store.segment.LogSegment;
-import io.tideline.store.segment.LogSegment.RollReason;
 import io.tideline.store.segment.LogSegment.TimestampAndOffset;
 import io.tideline.store.segment.RecordsSlice;
 import io.tideline.store.segment.SegmentSwap;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -70,6 +63,8 @@ public final class Log implements AutoCloseable {
     private final Time time;
     private final ReentrantLock lock = new ReentrantLock();
     private final LocalLog local;
+    private final LogAppender appender;
+    private final LogRetention retention;
     private final int recoveredSegmentsOnLoad;
     private final LeaderEpochCache epochCache;
     /**
@@ -99,6 +94,8 @@ public final class Log implements AutoCloseable {
         this.recoveredSegmentsOnLoad = loaded.recoveredSegments();
         this.epochCache = loaded.epochCache();
         this.producerState = new ProducerStateManager(dir, topicPartition, time);
+        this.appender = new LogAppender(topicPartition, time, local, producerState, epochCache);
+        this.retention = new LogRetention(this, time, local, producerState);
         this.highWatermarkCheckpointed = highWatermarkCheckpoint >= 0;
         this.highWatermark = clampHighWatermark(highWatermarkCheckpoint < 0 ? local.logEndOffset() : highWatermarkCheckpoint);
     }
@@ -242,36 +239,13 @@ public final class Log implements AutoCloseable {
     }
 
     private LogAppendInfo appendAsLeaderLocked(ValidatedRecords validated, int leaderEpoch) {
-        MemoryRecords records = validated.records;
-        List<RecordBatch> batches = validated.batches;
         lock.lock();
         try {
             local.ensureOpen();
-            List<BatchHeader> headers = new ArrayList<>(batches.size());
-            batches.forEach(b -> headers.add(BatchHeader.of(b)));
-            ProducerAppendOutcome outcome = producerState.checkLeaderAppend(headers);
-            if (outcome.isDuplicate()) {
-                return duplicateAppendInfo(outcome.duplicateOf().get());
-            }
-            LogAppendInfo info = LogValidator.validateAndAssignOffsets(records, batches, validated.walked, local.logEndOffset(),
-                    leaderEpoch, local.config(), time.milliseconds(), logStartOffset);
-            if (leaderEpoch >= 0) {
-                epochCache.assign(leaderEpoch, info.firstOffset());
-            }
-            append(records, batches, info);
-            return info;
+            return followedByHighWatermark(appender.appendAsLeader(validated, leaderEpoch, logStartOffset));
         } finally {
             lock.unlock();
         }
-    }
-
-    /**
-     * A retry of a batch already written: nothing is written and the answer is the original's offsets, with its
-     * timestamp as the log append time when the topic uses LogAppendTime (the time the original was stamped).
-     */
-    private LogAppendInfo duplicateAppendInfo(BatchMetadata original) {
-        return new LogAppendInfo(original.firstOffset(), original.lastOffset(), original.timestamp(), original.lastOffset(),
-                local.config().logAppendTime() ? original.timestamp() : -1L, logStartOffset, 0, 0, true);
     }
 
     /**
@@ -288,96 +262,18 @@ public final class Log implements AutoCloseable {
         lock.lock();
         try {
             local.ensureOpen();
-            boolean empty = size() == 0;
-            List<RecordBatch> batches = LogValidator.validateFraming(records, local.config());
-            LogAppendInfo info = LogValidator.validateFollowerBatches(records, batches, local.logEndOffset(), empty,
-                    logStartOffset);
-            if (empty && info.firstOffset() < local.logEndOffset()) {
-                // The leader's start offset lies inside this batch: re-base the empty log at the batch.
-                local.replaceEmptyActiveSegment(info.firstOffset());
-            }
-            // The leader's epochs travel in the batches; the follower's cache learns them as they come.
-            for (RecordBatch batch : batches) {
-                int epoch = batch.partitionLeaderEpoch();
-                if (epoch >= 0 && epochCache.latestEpoch().map(latest -> epoch > latest).orElse(true)) {
-                    epochCache.assign(epoch, batch.baseOffset());
-                }
-            }
-            append(records, batches, info);
-            return info;
+            return followedByHighWatermark(appender.appendAsFollower(records, logStartOffset));
         } finally {
             lock.unlock();
         }
     }
 
-    private void append(MemoryRecords records, List<RecordBatch> batches, LogAppendInfo info) {
-        try {
-            if (records.sizeInBytes() <= local.config().segmentBytes()) {
-                appendRun(records, batches, info.firstOffset(), info.lastOffset(), info.maxTimestamp());
-            } else {
-                appendInRuns(records, batches);
-            }
-            if (highWatermarkFollowsLogEnd) {
-                highWatermark = local.logEndOffset();
-            }
-        } catch (IOException e) {
-            throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Append to " + topicPartition + " failed: " + e.getMessage(), e);
-        } catch (InternalError e) {
-            // A fault on a mapped index that the JVM delivered after the index's own call returned (B142).
-            throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Append to " + topicPartition + " faulted on a "
-                    + "mapped file: " + e.getMessage(), e);
+    /** Under the lock, after an append: a lone replica's high watermark is its log end. */
+    private LogAppendInfo followedByHighWatermark(LogAppendInfo info) {
+        if (!info.duplicate() && highWatermarkFollowsLogEnd) {
+            highWatermark = local.logEndOffset();
         }
-    }
-
-    /**
-     * An append larger than a segment (a producer's request carrying several batches of one partition) is
-     * written as runs of whole batches, each at most segment.bytes, with the roll checks before each run,
-     * so it may span segments as separate appends would. It was validated whole before the first run.
-     */
-    private void appendInRuns(MemoryRecords records, List<RecordBatch> batches) throws IOException {
-        ByteBuffer all = records.buffer();
-        int runStart = 0;
-        int runBytes = 0;
-        int position = 0;
-        for (int i = 0; i <= batches.size(); i++) {
-            int size = i < batches.size() ? batches.get(i).sizeInBytes() : 0;
-            if (i == batches.size() || (runBytes > 0 && runBytes + size > local.config().segmentBytes())) {
-                List<RecordBatch> run = batches.subList(runStart, i);
-                ByteBuffer slice = all.duplicate();
-                slice.position(all.position() + position - runBytes).limit(all.position() + position);
-                long maxTimestamp = RecordBatch.NO_TIMESTAMP;
-                for (RecordBatch batch : run) {
-                    maxTimestamp = Math.max(maxTimestamp, batch.maxTimestamp());
-                }
-                appendRun(MemoryRecords.readableRecords(slice), run, run.get(0).baseOffset(),
-                        run.get(run.size() - 1).lastOffset(), maxTimestamp);
-                runStart = i;
-                runBytes = 0;
-            }
-            runBytes += size;
-            position += size;
-        }
-    }
-
-    private void appendRun(MemoryRecords records, List<RecordBatch> batches, long firstOffset, long lastOffset,
-                           long maxTimestamp) throws IOException {
-        LogSegment segment = maybeRoll(records.sizeInBytes(), firstOffset, lastOffset, maxTimestamp);
-        segment.append(records, batches);
-        // Per run, not per request: a roll before the next run snapshots the state of exactly the offsets below it.
-        for (RecordBatch batch : batches) {
-            producerState.update(BatchHeader.of(batch));
-        }
-        local.publishEnd(lastOffset + 1, segment);
-    }
-
-    private LogSegment maybeRoll(int messagesSize, long firstOffset, long lastOffset, long maxTimestamp)
-            throws IOException {
-        RollReason reason = local.rollReason(messagesSize, lastOffset, maxTimestamp);
-        if (reason == RollReason.NONE) {
-            return local.activeSegment();
-        }
-        log.debug("Rolling {} at offset {}: {}", topicPartition, firstOffset, reason);
-        return rollAt(firstOffset);
+        return info;
     }
 
     /**
@@ -393,25 +289,9 @@ public final class Log implements AutoCloseable {
                 throw new IllegalArgumentException("cannot roll " + topicPartition + " at " + newBaseOffset
                         + ": its end offset is " + local.logEndOffset());
             }
-            return rollAt(newBaseOffset);
+            return appender.rollAt(newBaseOffset);
         } finally {
             lock.unlock();
-        }
-    }
-
-    /** Under the lock; {@code newBaseOffset} is the first offset of the append that triggered it. */
-    private LogSegment rollAt(long newBaseOffset) {
-        try {
-            boolean closesActive = local.activeSegment().size() > 0;
-            LogSegment fresh = local.roll(newBaseOffset);
-            if (closesActive) {
-                // The state of every batch below the new segment: recovery replays from here, not from the log start.
-                producerState.takeSnapshot();
-                local.scheduleFlush(newBaseOffset);
-            }
-            return fresh;
-        } catch (IOException e) {
-            throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Roll of " + topicPartition + " failed", e);
         }
     }
 
@@ -658,7 +538,7 @@ public final class Log implements AutoCloseable {
             epochCache.truncateFromStart(newLogStartOffset);
             // Closed segments now wholly below the start offset go at once (renamed, unlinked after the
             // delay), whoever moved it: DeleteRecords here, or a follower adopting its leader's.
-            deleteLogStartOffsetBreachedSegments();
+            retention.deleteLogStartOffsetBreachedSegments();
         } finally {
             lock.unlock();
         }
@@ -685,26 +565,10 @@ public final class Log implements AutoCloseable {
             if (local.isClosed()) {
                 return 0;
             }
-            RetentionPlan plan = retentionPlan(time.milliseconds());
-            return deleteSegments(plan.belowLogStartOffset(), DeletionReason.LOG_START_OFFSET_BREACH)
-                    + deleteSegments(plan.sizeBreached(), DeletionReason.RETENTION_SIZE_BREACH)
-                    + deleteSegments(plan.timeBreached(), DeletionReason.RETENTION_TIME_BREACH);
+            return retention.deleteOldSegments();
         } finally {
             lock.unlock();
         }
-    }
-
-    private int deleteLogStartOffsetBreachedSegments() {
-        return deleteSegments(retentionPlan(time.milliseconds()).belowLogStartOffset(),
-                DeletionReason.LOG_START_OFFSET_BREACH);
-    }
-
-    /** The retention rules evaluated over the current segments as a pass at {@code nowMs} would. */
-    private RetentionPlan retentionPlan(long nowMs) {
-        List<RetentionPlan.SegmentFacts> facts = local.segmentFacts();
-        LogConfig cfg = local.config();
-        return RetentionPlan.evaluate(facts, logStartOffset, highWatermark, effectiveRetentionMs(cfg),
-                effectiveRetentionBytes(cfg), nowMs, nowMs);
     }
 
     /**
@@ -715,22 +579,10 @@ public final class Log implements AutoCloseable {
     public RetentionView retentionView(long passAtMs) {
         lock.lock();
         try {
-            LogConfig cfg = local.config();
-            return new RetentionView(logStartOffset, highWatermark, local.logEndOffset(), effectiveRetentionMs(cfg),
-                    effectiveRetentionBytes(cfg), cfg.fileDeleteDelayMs(), retentionPlan(passAtMs));
+            return retention.view(passAtMs);
         } finally {
             lock.unlock();
         }
-    }
-
-    /** retention.ms as retention applies it: unlimited unless cleanup.policy holds delete (B220). */
-    private static long effectiveRetentionMs(LogConfig cfg) {
-        return cfg.delete() ? cfg.retentionMs() : -1L;
-    }
-
-    /** retention.bytes as retention applies it: unlimited unless cleanup.policy holds delete (B220). */
-    private static long effectiveRetentionBytes(LogConfig cfg) {
-        return cfg.delete() ? cfg.retentionBytes() : -1L;
     }
 
     /** See {@link #retentionView}. */
@@ -738,26 +590,13 @@ public final class Log implements AutoCloseable {
                                 long retentionBytes, long fileDeleteDelayMs, RetentionPlan plan) {
     }
 
-    /** Takes the first {@code count} segments out of the log and hands them to the deleter. */
-    private int deleteSegments(int count, DeletionReason reason) {
-        if (count == 0) {
-            return 0;
-        }
-        LogSegments segments = local.segments();
-        List<LogSegment> toDelete = segments.snapshot().subList(0, count);
-        // The map changes first, so no new read finds these segments; the start offset follows.
-        for (LogSegment segment : toDelete) {
-            segments.remove(segment.baseOffset());
-        }
-        long newStart = Math.max(logStartOffset, segments.firstBaseOffset());
+    /** Under the lock: segment deletion took the log up to {@code firstBaseOffset}; the start offset follows. */
+    void startOffsetFollowsFirstSegment(long firstBaseOffset) {
+        long newStart = Math.max(logStartOffset, firstBaseOffset);
         if (newStart > logStartOffset) {
             logStartOffset = newStart;
             epochCache.truncateFromStart(newStart);
         }
-        local.deleteSegmentFiles(toDelete, reason, () -> producerState.deleteSnapshotsBefore(segments.firstBaseOffset()));
-        log.info("Deleting {} segment(s) of {} ({}), base offsets {} to {}; log start offset is now {}", count,
-                topicPartition, reason, toDelete.get(0).baseOffset(), toDelete.get(count - 1).baseOffset(), logStartOffset);
-        return count;
     }
 
     // ---------------------------------------------------------------- compaction (the log cleaner's hooks)
