@@ -2,6 +2,7 @@ package io.tideline.store.log;
 
 import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
+import io.tideline.common.errors.OffsetOutOfRangeException;
 import io.tideline.common.errors.TidelineException;
 import io.tideline.common.io.FileUtils;
 import io.tideline.common.time.Scheduler;
@@ -43,6 +44,13 @@ import org.slf4j.LoggerFactory;
  * flushes, which take that lock themselves (the flush a roll schedules runs on the scheduler). Reads and
  * accessors take no lock: segments are published in {@link LogSegments} and the end in volatile fields, each
  * only after the data they describe is in place.
+ *
+ * <p>Durability: the recovery point is the offset below which everything is known to be on disk;
+ * after an unclean stop the loader validates batch by batch from the segment holding it. It moves
+ * only after an fsync of everything below it completed: in {@link #flush()}, and in the flush a
+ * roll schedules on the {@link Scheduler} (Kafka's "flush-log" task) instead of fsyncing on the
+ * append path. See {@link #flushUptoOffsetExclusive}. flush.messages and flush.ms add fsyncs to the log
+ * end, after an append and from the log flusher (docs/behaviours.md B170-B172).
  */
 final class LocalLog {
     /** Under {@link Log}'s name: one logger per partition log, whichever layer writes the line. */
@@ -250,11 +258,46 @@ final class LocalLog {
     // ---------------------------------------------------------------- reads
 
     /**
+     * See {@link Log#read}: the bounds are read once per attempt, the log end first, then the start offset and the
+     * high watermark, which {@code offsets} (the log above) keeps.
+     */
+    FetchDataInfo read(long startOffset, int maxBytes, long maxOffsetExclusive, boolean minOneMessage, Log offsets) {
+        for (int attempt = 0; ; attempt++) {
+            EndPosition endPos = endPosition;
+            long start = offsets.logStartOffset();
+            long end = endPos.offset();
+            long hw = offsets.highWatermark();
+            if (startOffset < start || startOffset > end) {
+                throw new OffsetOutOfRangeException("Read from " + topicPartition, startOffset, start, end);
+            }
+            long bound = Math.min(maxOffsetExclusive, end);
+            if (startOffset >= bound || maxBytes < 0) {
+                return new FetchDataInfo(startOffset, RecordsSlice.empty(), start, hw, end);
+            }
+            try {
+                RecordsSlice slice = readFromSegments(startOffset, maxBytes, bound, endPos, minOneMessage);
+                return new FetchDataInfo(startOffset, slice, start, hw, end);
+            } catch (IllegalStateException | TidelineException e) {
+                // The segment was deleted and closed between lookup and read: the start offset moved,
+                // so the next attempt answers out of range (or reads the surviving segment).
+                if (attempt >= 2 || (e instanceof TidelineException te && te.error() != Errors.KAFKA_STORAGE_ERROR)) {
+                    throw e;
+                }
+            } catch (IOException e) {
+                throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Read from " + topicPartition + " failed", e);
+            } catch (InternalError e) {
+                throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Read from " + topicPartition
+                        + " faulted on a mapped file: " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /**
      * Whole batches from the one holding {@code startOffset}, up to {@code maxBytes}, never at or past
      * {@code bound}; the active segment is read no further than {@code end}'s position in it.
      */
-    RecordsSlice read(long startOffset, int maxBytes, long bound, EndPosition end, boolean minOneMessage)
-            throws IOException {
+    private RecordsSlice readFromSegments(long startOffset, int maxBytes, long bound, EndPosition end,
+                                          boolean minOneMessage) throws IOException {
         LogSegment segment = segments.floorSegment(startOffset);
         if (segment == null) {
             segment = segments.firstSegment();

@@ -18,14 +18,12 @@ import io.tideline.store.retention.SegmentDeleter;
 import io.tideline.store.segment.FileLayer;
 import io.tideline.store.segment.LogSegment;
 import io.tideline.store.segment.LogSegment.TimestampAndOffset;
-import io.tideline.store.segment.RecordsSlice;
 import io.tideline.store.segment.SegmentSwap;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.locks.ReentrantLock;
@@ -40,21 +38,18 @@ import org.slf4j.LoggerFactory;
  * is ever deleted. Reads outside [logStartOffset, logEndOffset] are OFFSET_OUT_OF_RANGE even when the
  * bytes are still on disk.
  *
- * <p>Layers: {@link LocalLog} keeps the files (segments in {@link LogSegments}, roll, reads, flushes and the
- * recovery point, truncation); this class keeps what the offsets mean above them: the start offset, the high
- * watermark, producer state, leader epochs, DeleteRecords, retention and the cleaner's hooks.
+ * <p>Layers: this class is the log's face and keeps the high watermark, producer state, leader epochs and the
+ * cleaner's hooks. Beneath it, all under its lock: {@link LocalLog} keeps the files (segments in {@link LogSegments},
+ * roll, reads, flushes and the recovery point, truncation), {@link LogAppender} the write path, and
+ * {@link LogStartOffset} the start offset with what moves it (DeleteRecords, retention).
  *
  * <p>Thread-safety: a single writer at a time (appends, roll, deletion, truncation, config changes
  * take {@link #lock}); reads take no lock and never block appends. They see a consistent view because
  * segments are published in a concurrent map and offsets in volatile fields, each updated only after
  * the data they describe is in place.
  *
- * <p>Durability: the recovery point is the offset below which everything is known to be on disk;
- * after an unclean stop the loader validates batch by batch from the segment holding it. It moves
- * only after an fsync of everything below it completed: in {@link #flush()}, and in the flush a
- * roll schedules on the {@link Scheduler} (Kafka's "flush-log" task) instead of fsyncing on the
- * append path. See {@link LocalLog#flushUptoOffsetExclusive}. flush.messages and flush.ms add fsyncs to the log
- * end, after an append and from the log flusher (docs/behaviours.md B170-B172).
+ * <p>Durability: the recovery point is the offset below which everything is known to be on disk (see
+ * {@link LocalLog}).
  */
 public final class Log implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Log.class);
@@ -64,7 +59,7 @@ public final class Log implements AutoCloseable {
     private final ReentrantLock lock = new ReentrantLock();
     private final LocalLog local;
     private final LogAppender appender;
-    private final LogRetention retention;
+    private final LogStartOffset logStart;
     private final int recoveredSegmentsOnLoad;
     private final LeaderEpochCache epochCache;
     /**
@@ -74,7 +69,6 @@ public final class Log implements AutoCloseable {
      */
     private final ProducerStateManager producerState;
 
-    private volatile long logStartOffset;
     private volatile long highWatermark;
     /** True until a replication layer takes the high watermark over: a lone replica's HW is its end. */
     private volatile boolean highWatermarkFollowsLogEnd = true;
@@ -83,19 +77,18 @@ public final class Log implements AutoCloseable {
      * the first checkpoint of this partition) the log end stands in for it only while no replication owns it.
      */
     private final boolean highWatermarkCheckpointed;
-    private volatile LogStartOffsetListener logStartOffsetListener = moved -> { };
+
     private Log(Path dir, TopicPartition topicPartition, LogConfig config, Time time, Scheduler scheduler, Random random,
                 SegmentDeleter deleter, FileLayer files, LogLoader.LoadedLog loaded, long highWatermarkCheckpoint) {
         this.topicPartition = topicPartition;
         this.time = time;
         this.local = new LocalLog(dir, topicPartition, config, time, scheduler, random, deleter, files, lock,
                 loaded.segments().values(), loaded.logEndOffset(), loaded.recoveryPoint());
-        this.logStartOffset = loaded.logStartOffset();
         this.recoveredSegmentsOnLoad = loaded.recoveredSegments();
         this.epochCache = loaded.epochCache();
         this.producerState = new ProducerStateManager(dir, topicPartition, time);
         this.appender = new LogAppender(topicPartition, time, local, producerState, epochCache);
-        this.retention = new LogRetention(this, time, local, producerState);
+        this.logStart = new LogStartOffset(this, loaded.logStartOffset(), time, lock, local, producerState, epochCache);
         this.highWatermarkCheckpointed = highWatermarkCheckpoint >= 0;
         this.highWatermark = clampHighWatermark(highWatermarkCheckpoint < 0 ? local.logEndOffset() : highWatermarkCheckpoint);
     }
@@ -130,14 +123,14 @@ public final class Log implements AutoCloseable {
             // on disk; after a clean one the snapshot close() wrote at the log end does.
             long end = opened.logEndOffset();
             long snapshotLimit = hadCleanShutdown ? end : Math.min(recoveryPointCheckpoint, end);
-            opened.producerState.reload(opened.logStartOffset, end, snapshotLimit,
+            opened.producerState.reload(opened.logStartOffset(), end, snapshotLimit,
                     new SegmentBatchSource(opened.local.segments()));
         } catch (IOException | RuntimeException e) {
             opened.abandon();
             throw e;
         }
         log.info("Loaded {}: {} segments, start offset {}, end offset {}, high watermark {}{}", tp,
-                opened.numberOfSegments(), opened.logStartOffset, opened.logEndOffset(), opened.highWatermark,
+                opened.numberOfSegments(), opened.logStartOffset(), opened.logEndOffset(), opened.highWatermark,
                 loaded.recoveredSegments() > 0 ? ", recovered " + loaded.recoveredSegments() + " segments (truncated "
                         + loaded.truncatedBytes() + " bytes)" : "");
         return opened;
@@ -158,7 +151,7 @@ public final class Log implements AutoCloseable {
     }
 
     public long logStartOffset() {
-        return logStartOffset;
+        return logStart.value();
     }
 
     public long logEndOffset() {
@@ -242,7 +235,7 @@ public final class Log implements AutoCloseable {
         lock.lock();
         try {
             local.ensureOpen();
-            return followedByHighWatermark(appender.appendAsLeader(validated, leaderEpoch, logStartOffset));
+            return followedByHighWatermark(appender.appendAsLeader(validated, leaderEpoch, logStart.value()));
         } finally {
             lock.unlock();
         }
@@ -262,7 +255,7 @@ public final class Log implements AutoCloseable {
         lock.lock();
         try {
             local.ensureOpen();
-            return followedByHighWatermark(appender.appendAsFollower(records, logStartOffset));
+            return followedByHighWatermark(appender.appendAsFollower(records, logStart.value()));
         } finally {
             lock.unlock();
         }
@@ -306,34 +299,7 @@ public final class Log implements AutoCloseable {
      *                                   log end offset; it carries both bounds
      */
     public FetchDataInfo read(long startOffset, int maxBytes, long maxOffsetExclusive, boolean minOneMessage) {
-        for (int attempt = 0; ; attempt++) {
-            LocalLog.EndPosition endPos = local.endPosition();
-            long start = logStartOffset;
-            long end = endPos.offset();
-            long hw = highWatermark;
-            if (startOffset < start || startOffset > end) {
-                throw new OffsetOutOfRangeException("Read from " + topicPartition, startOffset, start, end);
-            }
-            long bound = Math.min(maxOffsetExclusive, end);
-            if (startOffset >= bound || maxBytes < 0) {
-                return new FetchDataInfo(startOffset, RecordsSlice.empty(), start, hw, end);
-            }
-            try {
-                RecordsSlice slice = local.read(startOffset, maxBytes, bound, endPos, minOneMessage);
-                return new FetchDataInfo(startOffset, slice, start, hw, end);
-            } catch (IllegalStateException | TidelineException e) {
-                // The segment was deleted and closed between lookup and read: the start offset moved,
-                // so the next attempt answers out of range (or reads the surviving segment).
-                if (attempt >= 2 || (e instanceof TidelineException te && te.error() != Errors.KAFKA_STORAGE_ERROR)) {
-                    throw e;
-                }
-            } catch (IOException e) {
-                throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Read from " + topicPartition + " failed", e);
-            } catch (InternalError e) {
-                throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Read from " + topicPartition
-                        + " faulted on a mapped file: " + e.getMessage(), e);
-            }
-        }
+        return local.read(startOffset, maxBytes, maxOffsetExclusive, minOneMessage, this);
     }
 
     /**
@@ -341,7 +307,7 @@ public final class Log implements AutoCloseable {
      * the high watermark (what ListOffsets by time answers), or empty if there is none.
      */
     public Optional<TimestampAndOffset> fetchOffsetByTimestamp(long timestamp) {
-        long start = logStartOffset;
+        long start = logStart.value();
         long hw = highWatermark;
         try {
             Optional<TimestampAndOffset> found = local.findOffsetByTimestamp(timestamp, start);
@@ -435,7 +401,7 @@ public final class Log implements AutoCloseable {
         lock.lock();
         try {
             if (highWatermarkFollowsLogEnd && !highWatermarkCheckpointed) {
-                highWatermark = logStartOffset;
+                highWatermark = logStart.value();
             }
             highWatermarkFollowsLogEnd = false;
         } finally {
@@ -455,7 +421,7 @@ public final class Log implements AutoCloseable {
     }
 
     private long clampHighWatermark(long value) {
-        return Math.max(logStartOffset, Math.min(value, local.logEndOffset()));
+        return Math.max(logStart.value(), Math.min(value, local.logEndOffset()));
     }
 
     // ---------------------------------------------------------------- DeleteRecords and start offset
@@ -475,30 +441,7 @@ public final class Log implements AutoCloseable {
      * after file.delete.delay.ms); a segment that straddles it, or the active one, stays whole.
      */
     public DeleteRecordsResult deleteRecords(long beforeOffset) {
-        DeleteRecordsResult result;
-        lock.lock();
-        try {
-            local.ensureOpen();
-            if (!local.config().delete()) {
-                // A compact-only log keeps the latest record of every key; a prefix cut would lose keys (B221).
-                return DeleteRecordsResult.error(Errors.POLICY_VIOLATION);
-            }
-            long hw = highWatermark;
-            long target = beforeOffset == -1L ? hw : beforeOffset;
-            if (beforeOffset < -1L || target > hw) {
-                return DeleteRecordsResult.error(Errors.OFFSET_OUT_OF_RANGE);
-            }
-            if (beforeOffset == 0L || target <= logStartOffset) {
-                return DeleteRecordsResult.success(logStartOffset);
-            }
-            maybeIncrementLogStartOffset(target, "DeleteRecords");
-            result = DeleteRecordsResult.success(logStartOffset);
-        } finally {
-            lock.unlock();
-        }
-        // The answer goes out only once the new start offset is durable (docs/behaviours.md B78).
-        logStartOffsetListener.logStartOffsetMoved(this);
-        return result;
+        return logStart.deleteRecords(beforeOffset);
     }
 
     /** Told each time the start offset moved forward by DeleteRecords or a follower's adoption of its leader's. */
@@ -514,7 +457,7 @@ public final class Log implements AutoCloseable {
      * the periodic checkpoint would bring the deleted records back and move the start offset backwards.
      */
     public void setLogStartOffsetListener(LogStartOffsetListener listener) {
-        this.logStartOffsetListener = Objects.requireNonNull(listener, "listener");
+        logStart.setListener(listener);
     }
 
     /**
@@ -523,31 +466,7 @@ public final class Log implements AutoCloseable {
      * start offset. Returns whether it moved.
      */
     public boolean maybeIncrementLogStartOffset(long newLogStartOffset, String reason) {
-        lock.lock();
-        try {
-            local.ensureOpen();
-            if (newLogStartOffset > highWatermark) {
-                throw new OffsetOutOfRangeException("Log start offset increment for " + topicPartition + " (" + reason + ")",
-                        newLogStartOffset, logStartOffset, highWatermark);
-            }
-            if (newLogStartOffset <= logStartOffset) {
-                return false;
-            }
-            log.info("Incremented the log start offset of {} to {} ({})", topicPartition, newLogStartOffset, reason);
-            logStartOffset = newLogStartOffset;
-            epochCache.truncateFromStart(newLogStartOffset);
-            // Closed segments now wholly below the start offset go at once (renamed, unlinked after the
-            // delay), whoever moved it: DeleteRecords here, or a follower adopting its leader's.
-            retention.deleteLogStartOffsetBreachedSegments();
-        } finally {
-            lock.unlock();
-        }
-        // Persisted outside the lock (a file write and an fsync); DeleteRecords, which holds the lock around
-        // this call, persists it itself once it lets go.
-        if (!lock.isHeldByCurrentThread()) {
-            logStartOffsetListener.logStartOffsetMoved(this);
-        }
-        return true;
+        return logStart.maybeIncrement(newLogStartOffset, reason);
     }
 
     // ---------------------------------------------------------------- retention
@@ -560,15 +479,7 @@ public final class Log implements AutoCloseable {
      * {@link RetentionPlan}, the same evaluation {@link #retentionView} shows an operator.
      */
     public int deleteOldSegments() {
-        lock.lock();
-        try {
-            if (local.isClosed()) {
-                return 0;
-            }
-            return retention.deleteOldSegments();
-        } finally {
-            lock.unlock();
-        }
+        return logStart.deleteOldSegments();
     }
 
     /**
@@ -577,26 +488,12 @@ public final class Log implements AutoCloseable {
      * the view calls due is one a pass at that instant deletes, if the log does not change before.
      */
     public RetentionView retentionView(long passAtMs) {
-        lock.lock();
-        try {
-            return retention.view(passAtMs);
-        } finally {
-            lock.unlock();
-        }
+        return logStart.retentionView(passAtMs);
     }
 
     /** See {@link #retentionView}. */
     public record RetentionView(long logStartOffset, long highWatermark, long logEndOffset, long retentionMs,
                                 long retentionBytes, long fileDeleteDelayMs, RetentionPlan plan) {
-    }
-
-    /** Under the lock: segment deletion took the log up to {@code firstBaseOffset}; the start offset follows. */
-    void startOffsetFollowsFirstSegment(long firstBaseOffset) {
-        long newStart = Math.max(logStartOffset, firstBaseOffset);
-        if (newStart > logStartOffset) {
-            logStartOffset = newStart;
-            epochCache.truncateFromStart(newStart);
-        }
     }
 
     // ---------------------------------------------------------------- compaction (the log cleaner's hooks)
@@ -616,7 +513,7 @@ public final class Log implements AutoCloseable {
                 lastOffsets.put(producer.producerId(), producer.lastOffset());
             }
             return new CleanerView(List.copyOf(all.subList(0, all.size() - 1)), activeSegment().baseOffset(),
-                    logStartOffset, highWatermark, local.logEndOffset(), local.config(), Map.copyOf(lastOffsets),
+                    logStart.value(), highWatermark, local.logEndOffset(), local.config(), Map.copyOf(lastOffsets),
                     local.truncations());
         } finally {
             lock.unlock();
@@ -669,7 +566,7 @@ public final class Log implements AutoCloseable {
             if (offset >= local.logEndOffset()) {
                 return;
             }
-            if (offset <= logStartOffset && offset <= local.segments().firstBaseOffset()) {
+            if (offset <= logStart.value() && offset <= local.segments().firstBaseOffset()) {
                 truncateFullyAndStartAt(offset);
                 return;
             }
@@ -681,7 +578,7 @@ public final class Log implements AutoCloseable {
             local.setRecoveryPoint(Math.min(local.recoveryPoint(), end));
             // The dropped batches may have been any producer's latest: rebuilt from a snapshot at or below the
             // new end (those above it are deleted) and the batches that remain.
-            producerState.reload(logStartOffset, end, end, new SegmentBatchSource(local.segments()));
+            producerState.reload(logStart.value(), end, end, new SegmentBatchSource(local.segments()));
         } catch (IOException e) {
             throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Truncation of " + topicPartition + " failed", e);
         } finally {
@@ -698,7 +595,7 @@ public final class Log implements AutoCloseable {
             epochCache.clear();
             producerState.truncateFullyAndStartAt(newOffset);
             LogSegment fresh = local.addNewSegment(newOffset);
-            logStartOffset = newOffset;
+            logStart.resetTo(newOffset);
             local.publishEnd(newOffset, fresh);
             highWatermark = newOffset;
             local.setRecoveryPoint(newOffset);
@@ -784,7 +681,7 @@ public final class Log implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "Log(" + topicPartition + ", start=" + logStartOffset + ", hw=" + highWatermark + ", end=" + logEndOffset()
+        return "Log(" + topicPartition + ", start=" + logStart.value() + ", hw=" + highWatermark + ", end=" + logEndOffset()
                 + ", segments=" + numberOfSegments() + ")";
     }
 }
