@@ -21,36 +21,26 @@ import io.tideline.store.segment.LogSegment.TimestampAndOffset;
 import io.tideline.store.segment.RecordsSlice;
 import io.tideline.store.segment.SegmentSwap;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The files of one partition's log in its directory, beneath {@link Log}: the segments, the log end and its
- * position in the active segment, roll, reads, flushes and the recovery point, truncation and the renames of
- * deleted segments. What the offsets above it mean (start offset, high watermark, producer state, epochs) is
+ * position in the active segment, roll, reads, flushes and the recovery point ({@link LogFlusher}), truncation and
+ * the renames of deleted segments. What the offsets above it mean (start offset, high watermark, producer state, epochs) is
  * {@link Log}'s.
  *
- * <p>Thread-safety: every method that changes the log runs with {@link Log}'s lock held by the caller, except the
- * flushes, which take that lock themselves (the flush a roll schedules runs on the scheduler). Reads and
+ * <p>Thread-safety: every method that changes the log runs with {@link Log}'s lock held by the caller; the flushes
+ * ({@link LogFlusher}) take that lock themselves (the flush a roll schedules runs on the scheduler). Reads and
  * accessors take no lock: segments are published in {@link LogSegments} and the end in volatile fields, each
  * only after the data they describe is in place.
- *
- * <p>Durability: the recovery point is the offset below which everything is known to be on disk;
- * after an unclean stop the loader validates batch by batch from the segment holding it. It moves
- * only after an fsync of everything below it completed: in {@link #flush()}, and in the flush a
- * roll schedules on the {@link Scheduler} (Kafka's "flush-log" task) instead of fsyncing on the
- * append path. See {@link #flushUptoOffsetExclusive}. flush.messages and flush.ms add fsyncs to the log
- * end, after an append and from the log flusher (docs/behaviours.md B170-B172).
  */
 final class LocalLog {
     /** Under {@link Log}'s name: one logger per partition log, whichever layer writes the line. */
@@ -59,13 +49,11 @@ final class LocalLog {
     private final Path dir;
     private final TopicPartition topicPartition;
     private final Time time;
-    private final Scheduler scheduler;
     private final Random random;
     private final SegmentDeleter deleter;
     private final FileLayer files;
-    /** {@link Log}'s lock, shared. */
-    private final ReentrantLock lock;
     private final LogSegments segments = new LogSegments();
+    private final LogFlusher flusher;
 
     private volatile LogConfig config;
     private volatile long logEndOffset;
@@ -75,9 +63,6 @@ final class LocalLog {
      * file's size, which can already include a batch whose offsets are not yet published.
      */
     private volatile EndPosition endPosition;
-    private volatile long recoveryPoint;
-    /** When an fsync last moved the recovery point (or the log was opened): what flush.ms measures (B171). */
-    private volatile long lastFlushTimeMs;
     private volatile boolean closed;
     /**
      * Counts truncations (under the lock). A flush scheduled by a roll made durable the offsets below
@@ -85,14 +70,6 @@ final class LocalLog {
      * so a flush that saw the count change must not move the recovery point.
      */
     private long truncations;
-    /**
-     * An asynchronous flush failed with an I/O error: the data below the recovery point may never
-     * reach the disk (after a failed fsync the kernel may drop the dirty pages). Appends, rolls and
-     * flushes fail with KAFKA_STORAGE_ERROR from then on, as the failed fsync would have on the
-     * append path, so the broker takes the log dir offline.
-     */
-    private volatile IOException asyncFlushFailure;
-
     /** The log end and where it is: the offset, the active segment's base offset and the byte position in it. */
     record EndPosition(long offset, long segmentBaseOffset, int position) {
     }
@@ -110,17 +87,14 @@ final class LocalLog {
         this.topicPartition = topicPartition;
         this.config = config;
         this.time = time;
-        this.scheduler = scheduler;
         this.random = random;
         this.deleter = deleter;
         this.files = files;
-        this.lock = lock;
         this.segments.addAll(loaded);
         this.logEndOffset = logEndOffset;
         LogSegment active = segments.activeSegment();
         this.endPosition = new EndPosition(logEndOffset, active.baseOffset(), active.size());
-        this.recoveryPoint = recoveryPoint;
-        this.lastFlushTimeMs = time.milliseconds();
+        this.flusher = new LogFlusher(this, topicPartition, time, scheduler, lock, recoveryPoint);
     }
 
     // ---------------------------------------------------------------- accessors
@@ -154,17 +128,9 @@ final class LocalLog {
         return endPosition;
     }
 
-    long recoveryPoint() {
-        return recoveryPoint;
-    }
-
-    /** Under the lock. */
-    void setRecoveryPoint(long offset) {
-        recoveryPoint = offset;
-    }
-
-    long lastFlushTimeMs() {
-        return lastFlushTimeMs;
+    /** The fsyncs of this log and the recovery point they move. */
+    LogFlusher flusher() {
+        return flusher;
     }
 
     boolean isClosed() {
@@ -194,7 +160,7 @@ final class LocalLog {
     /**
      * Under the lock: closes the non-empty active segment and makes a new one at {@code newBaseOffset} the active
      * segment. An empty active segment is not closed: it is the new segment already, or is replaced by one at
-     * {@code newBaseOffset}. The caller flushes the closed segment ({@link #scheduleFlush}).
+     * {@code newBaseOffset}. The caller flushes the closed segment ({@link LogFlusher#scheduleFlush}).
      */
     LogSegment roll(long newBaseOffset) throws IOException {
         LogSegment active = activeSegment();
@@ -211,21 +177,6 @@ final class LocalLog {
         // rewritten by the log cleaner, and a position in its old bytes would cut its new ones short.
         endPosition = new EndPosition(logEndOffset, newBaseOffset, 0);
         return fresh;
-    }
-
-    /**
-     * Under the lock, after a roll to {@code newBaseOffset}: the closed segment is fsynced on the scheduler, not
-     * here: an fsync of a full segment takes milliseconds to seconds and every append of this log would wait
-     * behind the lock. The recovery point stays until that flush completed ({@link #flushUptoOffsetExclusive}).
-     */
-    void scheduleFlush(long newBaseOffset) {
-        long truncationsAtRoll = truncations;
-        try {
-            scheduler.scheduleOnce("flush-log", () -> flushUptoOffsetExclusive(newBaseOffset, truncationsAtRoll), 0L);
-        } catch (RejectedExecutionException e) {
-            // The scheduler is shutting down while this log still takes appends: flush here instead.
-            flushUptoOffsetExclusive(newBaseOffset, truncationsAtRoll);
-        }
     }
 
     /** Under the lock: the empty active segment gives way to an empty one at {@code newBaseOffset}. */
@@ -460,144 +411,6 @@ final class LocalLog {
         deleter.scheduleUnlink(all, config.fileDeleteDelayMs(), time.milliseconds());
     }
 
-    // ---------------------------------------------------------------- flush
-
-    /**
-     * flush.messages (B170): once the messages past the recovery point reach it, the append fsyncs the log
-     * to its end before it returns, so the caller answers only for records on disk. The fsync runs after the
-     * append released the lock (appends of other producers go on meanwhile); a failed fsync fails this append
-     * with KAFKA_STORAGE_ERROR and every later one, as a failed fsync after a roll does.
-     */
-    void maybeFlushAfterAppend() {
-        if (logEndOffset - recoveryPoint >= config.flushMessages()) {
-            flushToEndWithoutLock();
-        }
-    }
-
-    /**
-     * Fsyncs up to the log end read under the lock, with the fsyncs outside it: every byte below that end
-     * was written before they start. Throws KAFKA_STORAGE_ERROR if this or an earlier flush failed.
-     */
-    private void flushToEndWithoutLock() {
-        long end;
-        long truncationsNow;
-        lock.lock();
-        try {
-            if (closed) {
-                return;
-            }
-            end = logEndOffset;
-            truncationsNow = truncations;
-        } finally {
-            lock.unlock();
-        }
-        flushUptoOffsetExclusive(end, truncationsNow);
-        ensureNoAsyncFlushFailure();
-    }
-
-    /** See {@link Log#flushIfDue}. */
-    boolean flushIfDue(long nowMs) {
-        if (closed || nowMs - lastFlushTimeMs < config.flushMs()) {
-            return false;
-        }
-        flushToEndWithoutLock();
-        return true;
-    }
-
-    /** Fsyncs every segment holding offsets below the log end and moves the recovery point there. */
-    void flush() {
-        lock.lock();
-        try {
-            if (closed) {
-                return;
-            }
-            ensureNoAsyncFlushFailure();
-            long end = logEndOffset;
-            flushSegments(recoveryPoint, Long.MAX_VALUE);
-            recoveryPoint = end;
-            lastFlushTimeMs = time.milliseconds();
-        } catch (IOException e) {
-            throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Flush of " + topicPartition + " failed", e);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * The flush a roll schedules (Kafka's UnifiedLog.flushUptoOffsetExclusive): fsyncs the segments
-     * holding offsets from the recovery point up to {@code offset} (the new segment's base), then
-     * moves the recovery point to it. The fsyncs run without the log's lock, so appends go on.
-     *
-     * <p>Why this is safe:
-     * <ul>
-     *   <li>The recovery point (and so recovery-point-offset-checkpoint) moves only after the fsyncs
-     *       returned, and only forwards. A crash before that leaves it where it was, and the loader
-     *       validates batch by batch from the segment holding it, the closed segment included.</li>
-     *   <li>Everything below {@code offset} lies in closed segments, which take no more appends, or, when an
-     *       append or the log flusher calls this (B170, B171), below the log end it read under the lock, so
-     *       every byte below it was written before the fsync starts. Only a truncation can change them,
-     *       and a truncation since the roll (counted in {@link #truncations}) voids this flush: it keeps
-     *       the recovery point where the truncation put it.</li>
-     *   <li>A segment deleted meanwhile (retention, DeleteRecords, truncation) is skipped or flushed
-     *       harmlessly: its offsets are below the new log start offset or gone, and its files were
-     *       renamed with a directory fsync or unlinked. A log closed meanwhile flushed itself in
-     *       {@link Log#close()}; this task then does nothing.</li>
-     *   <li>Segments created since the last flush also need their directory entries on disk, so the
-     *       directory is fsynced with them (as Kafka's LocalLog.flush does).</li>
-     * </ul>
-     */
-    void flushUptoOffsetExclusive(long offset, long truncationsAtRoll) {
-        if (closed || offset <= recoveryPoint || asyncFlushFailure != null) {
-            // Closed (close() flushed everything), or a later flush already covered it, or an fsync failed:
-            // after that a later fsync can succeed without the lost pages, so the recovery point stays.
-            return;
-        }
-        try {
-            flushSegments(recoveryPoint, offset);
-        } catch (IOException | UncheckedIOException e) {
-            if (closed) {
-                // Deleted or closed under the flush (its directory may be gone): nothing left to flush.
-                log.debug("Flush of {} up to {} stopped: the log was closed", topicPartition, offset);
-                return;
-            }
-            asyncFlushFailure = e instanceof UncheckedIOException u ? u.getCause() : (IOException) e;
-            log.error("Flush of {} up to offset {} failed; the log takes no more writes", topicPartition, offset, e);
-            return;
-        }
-        lock.lock();
-        try {
-            if (!closed && truncations == truncationsAtRoll && offset > recoveryPoint) {
-                recoveryPoint = offset;
-                lastFlushTimeMs = time.milliseconds();
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * Fsyncs the segments holding offsets in [from, to), and the directory if one of them was created
-     * at or after {@code from} (a new file's directory entry is not durable with its data). Runs with or
-     * without the lock: segments deleted meanwhile are skipped by {@link LogSegment#flush()}.
-     */
-    private void flushSegments(long from, long to) throws IOException {
-        boolean created = false;
-        for (LogSegment segment : segments.holding(from, to)) {
-            if (segment.flush() && segment.baseOffset() >= from) {
-                created = true;
-            }
-        }
-        if (created) {
-            try {
-                FileUtils.fsyncDirectory(dir);
-            } catch (NoSuchFileException e) {
-                if (!closed) {
-                    throw e;
-                }
-            }
-        }
-    }
-
     // ---------------------------------------------------------------- close
 
     /**
@@ -634,14 +447,8 @@ final class LocalLog {
         if (closed) {
             throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Log " + topicPartition + " is closed");
         }
-        ensureNoAsyncFlushFailure();
+        flusher.ensureNoAsyncFlushFailure();
     }
 
-    void ensureNoAsyncFlushFailure() {
-        IOException failure = asyncFlushFailure;
-        if (failure != null) {
-            throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "A flush of " + topicPartition + " failed: "
-                    + failure.getMessage(), failure);
-        }
-    }
+
 }

@@ -58,6 +58,7 @@ public final class Log implements AutoCloseable {
     private final Time time;
     private final ReentrantLock lock = new ReentrantLock();
     private final LocalLog local;
+    private final LogFlusher flusher;
     private final LogAppender appender;
     private final LogStartOffset logStart;
     private final int recoveredSegmentsOnLoad;
@@ -84,6 +85,7 @@ public final class Log implements AutoCloseable {
         this.time = time;
         this.local = new LocalLog(dir, topicPartition, config, time, scheduler, random, deleter, files, lock,
                 loaded.segments().values(), loaded.logEndOffset(), loaded.recoveryPoint());
+        this.flusher = local.flusher();
         this.recoveredSegmentsOnLoad = loaded.recoveredSegments();
         this.epochCache = loaded.epochCache();
         this.producerState = new ProducerStateManager(dir, topicPartition, time);
@@ -163,7 +165,7 @@ public final class Log implements AutoCloseable {
     }
 
     public long recoveryPoint() {
-        return local.recoveryPoint();
+        return flusher.recoveryPoint();
     }
 
     public int numberOfSegments() {
@@ -227,7 +229,7 @@ public final class Log implements AutoCloseable {
     /** {@link #appendAsLeader(MemoryRecords, int)} for records that {@link #validateForLeader} has checked. */
     public LogAppendInfo appendAsLeader(ValidatedRecords validated, int leaderEpoch) {
         LogAppendInfo info = appendAsLeaderLocked(validated, leaderEpoch);
-        local.maybeFlushAfterAppend();
+        flusher.maybeFlushAfterAppend();
         return info;
     }
 
@@ -247,7 +249,7 @@ public final class Log implements AutoCloseable {
      */
     public LogAppendInfo appendAsFollower(MemoryRecords records) {
         LogAppendInfo info = appendAsFollowerLocked(records);
-        local.maybeFlushAfterAppend();
+        flusher.maybeFlushAfterAppend();
         return info;
     }
 
@@ -575,7 +577,7 @@ public final class Log implements AutoCloseable {
             local.truncateActiveSegmentTo(offset);
             long end = local.logEndOffset();
             highWatermark = Math.min(highWatermark, end);
-            local.setRecoveryPoint(Math.min(local.recoveryPoint(), end));
+            flusher.setRecoveryPoint(Math.min(flusher.recoveryPoint(), end));
             // The dropped batches may have been any producer's latest: rebuilt from a snapshot at or below the
             // new end (those above it are deleted) and the batches that remain.
             producerState.reload(logStart.value(), end, end, new SegmentBatchSource(local.segments()));
@@ -598,7 +600,7 @@ public final class Log implements AutoCloseable {
             logStart.resetTo(newOffset);
             local.publishEnd(newOffset, fresh);
             highWatermark = newOffset;
-            local.setRecoveryPoint(newOffset);
+            flusher.setRecoveryPoint(newOffset);
         } catch (IOException e) {
             throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Truncation of " + topicPartition + " failed", e);
         } finally {
@@ -614,17 +616,17 @@ public final class Log implements AutoCloseable {
      * flush was due (one with nothing new to fsync does nothing).
      */
     public boolean flushIfDue(long nowMs) {
-        return local.flushIfDue(nowMs);
+        return flusher.flushIfDue(nowMs);
     }
 
     /** When an fsync last moved the recovery point, or the log was opened (Kafka's lastFlushTime). */
     public long lastFlushTimeMs() {
-        return local.lastFlushTimeMs();
+        return flusher.lastFlushTimeMs();
     }
 
     /** Fsyncs every segment holding offsets below the log end and moves the recovery point there. */
     public void flush() {
-        local.flush();
+        flusher.flush();
     }
 
     /** Flushes, trims the active indexes and releases every file. */

@@ -168,7 +168,7 @@ final class LogAppender {
             if (closesActive) {
                 // The state of every batch below the new segment: recovery replays from here, not from the log start.
                 producerState.takeSnapshot();
-                local.scheduleFlush(newBaseOffset);
+                local.flusher().scheduleFlush(newBaseOffset);
             }
             return fresh;
         } catch (IOException e) {
