@@ -40,8 +40,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Layers: this class is the log's face and keeps the high watermark, producer state, leader epochs and the
  * cleaner's hooks. Beneath it, all under its lock: {@link LocalLog} keeps the files (segments in {@link LogSegments},
- * roll, reads, flushes and the recovery point, truncation), {@link LogAppender} the write path, and
- * {@link LogStartOffset} the start offset with what moves it (DeleteRecords, retention).
+ * roll, reads, truncation; flushes and the recovery point in {@link LogFlusher}), {@link LogAppender} the write
+ * path, and {@link LogStartOffset} the start offset with what moves it (DeleteRecords, retention).
  *
  * <p>Thread-safety: a single writer at a time (appends, roll, deletion, truncation, config changes
  * take {@link #lock}); reads take no lock and never block appends. They see a consistent view because
@@ -49,7 +49,7 @@ import org.slf4j.LoggerFactory;
  * the data they describe is in place.
  *
  * <p>Durability: the recovery point is the offset below which everything is known to be on disk (see
- * {@link LocalLog}).
+ * {@link LogFlusher}).
  */
 public final class Log implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Log.class);
