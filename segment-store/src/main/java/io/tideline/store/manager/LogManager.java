@@ -10,7 +10,6 @@ import io.tideline.store.cleaner.LogCleaner;
 import io.tideline.store.config.LogConfig;
 import io.tideline.store.config.StoreConfig;
 import io.tideline.store.dir.DeletedOpenFile;
-import io.tideline.store.dir.DeletedOpenFilesScanner;
 import io.tideline.store.dir.LogDirLock;
 import io.tideline.store.dir.MetaProperties;
 import io.tideline.store.log.DeleteRecordsResult;
@@ -55,13 +54,13 @@ public final class LogManager implements AutoCloseable {
     private final Random random;
     private final SegmentDeleter deleter;
     private final FileLayer files;
-    private final DeletedOpenFilesScanner deletedFilesScanner = new DeletedOpenFilesScanner();
     private final Map<TopicPartition, Log> logs = new ConcurrentHashMap<>();
     private final Map<TopicPartition, LogDirectory> logDirOf = new ConcurrentHashMap<>();
     private final PartitionTopicIds topicIds = new PartitionTopicIds();
     private final DeletedLogDirs deletedDirs;
     private final TopicLogConfigs topicConfigs;
     private final LogCheckpoints checkpoints;
+    private final LogDirReports reports;
     private final List<LogDirectory> dirs = new ArrayList<>();
     /** Dirs that failed (I/O error, disk full): their logs are gone from this manager until a restart. */
     private final Set<Path> offlineDirs = ConcurrentHashMap.newKeySet();
@@ -93,6 +92,7 @@ public final class LogManager implements AutoCloseable {
         this.topicConfigs = new TopicLogConfigs(config.logConfigDefaults());
         this.checkpoints = new LogCheckpoints(logs, logDirOf, this::markLogDirOffline);
         this.tasks = new PeriodicLogTasks(config, time, logs::values);
+        this.reports = new LogDirReports(dirs, offlineDirs, logs, logDirOf, deleter);
         this.cleaner = config.cleanerConfig().threads() > 0
                 ? new LogCleaner(config.cleanerConfig(), logs::values, time, scheduler) : null;
     }
@@ -535,7 +535,7 @@ public final class LogManager implements AutoCloseable {
 
     /** Files under our log dirs that are unlinked but still open or mapped: disk space not yet free. */
     public List<DeletedOpenFile> deletedButOpenFiles() {
-        return deletedFilesScanner.scan(logDirs());
+        return reports.deletedButOpenFiles(logDirs());
     }
 
 
@@ -549,13 +549,8 @@ public final class LogManager implements AutoCloseable {
      * {@link RetentionExplanation}); empty if this store has no log of {@code tp}.
      */
     public Optional<RetentionExplanation> explainRetention(TopicPartition tp) {
-        Log l = logs.get(tp);
-        LogDirectory d = logDirOf.get(tp);
-        if (l == null || d == null) {
-            return Optional.empty();
-        }
-        return Optional.of(RetentionExplainer.explain(l, d.path, deleter, time.milliseconds(), nextRetentionPassMs(),
-                config.retentionCheckIntervalMs()));
+        return reports.explainRetention(tp, time.milliseconds(), nextRetentionPassMs(),
+                config.retentionCheckIntervalMs());
     }
 
     /**
@@ -563,27 +558,7 @@ public final class LogManager implements AutoCloseable {
      * failed dir is reported with KAFKA_STORAGE_ERROR and nothing in it.
      */
     public List<LogDirDescription> describeLogDirs(java.util.function.Predicate<TopicPartition> include) {
-        List<LogDirDescription> out = new ArrayList<>();
-        for (LogDirectory d : dirs) {
-            if (offlineDirs.contains(d.path)) {
-                out.add(new LogDirDescription(d.path, Errors.KAFKA_STORAGE_ERROR, List.of(), List.of()));
-                continue;
-            }
-            List<LogDirDescription.Replica> replicas = new ArrayList<>();
-            logDirOf.forEach((tp, dir) -> {
-                Log l = logs.get(tp);
-                if (dir == d && l != null && include.test(tp)) {
-                    long hw = l.highWatermark();
-                    long leo = l.logEndOffset();
-                    replicas.add(new LogDirDescription.Replica(tp, l.size(), Math.max(0, hw - leo), false,
-                            l.numberOfSegments(), l.logStartOffset(), leo, hw, deleter.pending(tp),
-                            deleter.heldOpen(tp)));
-                }
-            });
-            replicas.sort(java.util.Comparator.comparing(LogDirDescription.Replica::topicPartition));
-            out.add(new LogDirDescription(d.path, Errors.NONE, replicas, deletedFilesScanner.scan(List.of(d.path))));
-        }
-        return out;
+        return reports.describeLogDirs(include);
     }
 
     private void ensureStarted() {
