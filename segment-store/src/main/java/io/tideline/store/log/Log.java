@@ -4,45 +4,28 @@ import io.tideline.common.TopicPartition;
 import io.tideline.common.errors.Errors;
 import io.tideline.common.errors.OffsetOutOfRangeException;
 import io.tideline.common.errors.TidelineException;
-import io.tideline.common.io.FileUtils;
 import io.tideline.common.time.Scheduler;
 import io.tideline.common.time.Time;
 import io.tideline.store.config.LogConfig;
 import io.tideline.store.epoch.EpochEndOffset;
 import io.tideline.store.epoch.LeaderEpochCache;
-import io.tideline.store.producer.BatchHeader;
-import io.tideline.store.producer.BatchMetadata;
-import io.tideline.store.producer.ProducerAppendOutcome;
 import io.tideline.store.producer.ProducerStateEntry;
 import io.tideline.store.producer.ProducerStateManager;
 import io.tideline.store.record.MemoryRecords;
 import io.tideline.store.record.RecordBatch;
-import io.tideline.store.retention.DeletionReason;
 import io.tideline.store.retention.RetentionPlan;
 import io.tideline.store.retention.SegmentDeleter;
-import io.tideline.store.segment.FileBatch;
 import io.tideline.store.segment.FileLayer;
-import io.tideline.store.segment.LogFileNames;
 import io.tideline.store.segment.LogSegment;
-import io.tideline.store.segment.LogSegment.RollParams;
-import io.tideline.store.segment.LogSegment.RollReason;
 import io.tideline.store.segment.LogSegment.TimestampAndOffset;
-import io.tideline.store.segment.RecordsSlice;
 import io.tideline.store.segment.SegmentSwap;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Random;
-import java.util.concurrent.ConcurrentNavigableMap;
-import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,30 +38,29 @@ import org.slf4j.LoggerFactory;
  * is ever deleted. Reads outside [logStartOffset, logEndOffset] are OFFSET_OUT_OF_RANGE even when the
  * bytes are still on disk.
  *
+ * <p>Layers: this class is the log's face and keeps the high watermark, producer state, leader epochs and the
+ * cleaner's hooks. Beneath it, all under its lock: {@link LocalLog} keeps the files (segments in {@link LogSegments},
+ * roll, reads, truncation; flushes and the recovery point in {@link LogFlusher}), {@link LogAppender} the write
+ * path, and {@link LogStartOffset} the start offset with what moves it (DeleteRecords, retention).
+ *
  * <p>Thread-safety: a single writer at a time (appends, roll, deletion, truncation, config changes
  * take {@link #lock}); reads take no lock and never block appends. They see a consistent view because
  * segments are published in a concurrent map and offsets in volatile fields, each updated only after
  * the data they describe is in place.
  *
- * <p>Durability: the recovery point is the offset below which everything is known to be on disk;
- * after an unclean stop the loader validates batch by batch from the segment holding it. It moves
- * only after an fsync of everything below it completed: in {@link #flush()}, and in the flush a
- * roll schedules on the {@link Scheduler} (Kafka's "flush-log" task) instead of fsyncing on the
- * append path. See {@link #flushUptoOffsetExclusive}. flush.messages and flush.ms add fsyncs to the log
- * end, after an append and from the log flusher (docs/behaviours.md B170-B172).
+ * <p>Durability: the recovery point is the offset below which everything is known to be on disk (see
+ * {@link LogFlusher}).
  */
 public final class Log implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Log.class);
 
-    private final Path dir;
     private final TopicPartition topicPartition;
     private final Time time;
-    private final Scheduler scheduler;
-    private final Random random;
-    private final SegmentDeleter deleter;
-    private final FileLayer files;
     private final ReentrantLock lock = new ReentrantLock();
-    private final ConcurrentNavigableMap<Long, LogSegment> segments = new ConcurrentSkipListMap<>();
+    private final LocalLog local;
+    private final LogFlusher flusher;
+    private final LogAppender appender;
+    private final LogStartOffset logStart;
     private final int recoveredSegmentsOnLoad;
     private final LeaderEpochCache epochCache;
     /**
@@ -88,19 +70,7 @@ public final class Log implements AutoCloseable {
      */
     private final ProducerStateManager producerState;
 
-    private volatile LogConfig config;
-    private volatile long logStartOffset;
-    private volatile long logEndOffset;
-    /**
-     * The log end with the byte position it has in the active segment, published in one write after
-     * the bytes are in the file. Readers bound the active segment by this position rather than by the
-     * file's size, which can already include a batch whose offsets are not yet published.
-     */
-    private volatile EndPosition endPosition;
     private volatile long highWatermark;
-    private volatile long recoveryPoint;
-    /** When an fsync last moved the recovery point (or the log was opened): what flush.ms measures (B171). */
-    private volatile long lastFlushTimeMs;
     /** True until a replication layer takes the high watermark over: a lone replica's HW is its end. */
     private volatile boolean highWatermarkFollowsLogEnd = true;
     /**
@@ -108,44 +78,21 @@ public final class Log implements AutoCloseable {
      * the first checkpoint of this partition) the log end stands in for it only while no replication owns it.
      */
     private final boolean highWatermarkCheckpointed;
-    private volatile boolean closed;
-    private volatile LogStartOffsetListener logStartOffsetListener = moved -> { };
-    /**
-     * Counts truncations (under the lock). A flush scheduled by a roll made durable the offsets below
-     * the new segment as they were then; after a truncation those offsets may hold other data (or none),
-     * so a flush that saw the count change must not move the recovery point.
-     */
-    private long truncations;
-    /**
-     * An asynchronous flush failed with an I/O error: the data below the recovery point may never
-     * reach the disk (after a failed fsync the kernel may drop the dirty pages). Appends, rolls and
-     * flushes fail with KAFKA_STORAGE_ERROR from then on, as the failed fsync would have on the
-     * append path, so the broker takes the log dir offline.
-     */
-    private volatile IOException asyncFlushFailure;
 
     private Log(Path dir, TopicPartition topicPartition, LogConfig config, Time time, Scheduler scheduler, Random random,
                 SegmentDeleter deleter, FileLayer files, LogLoader.LoadedLog loaded, long highWatermarkCheckpoint) {
-        this.dir = dir;
         this.topicPartition = topicPartition;
-        this.config = config;
         this.time = time;
-        this.scheduler = scheduler;
-        this.random = random;
-        this.deleter = deleter;
-        this.files = files;
-        this.segments.putAll(loaded.segments());
-        this.logStartOffset = loaded.logStartOffset();
-        this.logEndOffset = loaded.logEndOffset();
-        LogSegment active = loaded.segments().lastEntry().getValue();
-        this.endPosition = new EndPosition(logEndOffset, active.baseOffset(), active.size());
-        this.recoveryPoint = loaded.recoveryPoint();
-        this.lastFlushTimeMs = time.milliseconds();
+        this.local = new LocalLog(dir, topicPartition, config, time, scheduler, random, deleter, files, lock,
+                loaded.segments().values(), loaded.logEndOffset(), loaded.recoveryPoint());
+        this.flusher = local.flusher();
         this.recoveredSegmentsOnLoad = loaded.recoveredSegments();
         this.epochCache = loaded.epochCache();
         this.producerState = new ProducerStateManager(dir, topicPartition, time);
+        this.appender = new LogAppender(topicPartition, time, local, producerState, epochCache);
+        this.logStart = new LogStartOffset(this, loaded.logStartOffset(), time, lock, local, producerState, epochCache);
         this.highWatermarkCheckpointed = highWatermarkCheckpoint >= 0;
-        this.highWatermark = clampHighWatermark(highWatermarkCheckpoint < 0 ? logEndOffset : highWatermarkCheckpoint);
+        this.highWatermark = clampHighWatermark(highWatermarkCheckpoint < 0 ? local.logEndOffset() : highWatermarkCheckpoint);
     }
 
     /**
@@ -176,15 +123,16 @@ public final class Log implements AutoCloseable {
         try {
             // After an unclean stop only a snapshot at or below the recovery point describes data known to be
             // on disk; after a clean one the snapshot close() wrote at the log end does.
-            long snapshotLimit = hadCleanShutdown ? opened.logEndOffset : Math.min(recoveryPointCheckpoint, opened.logEndOffset);
-            opened.producerState.reload(opened.logStartOffset, opened.logEndOffset, snapshotLimit,
-                    new SegmentBatchSource(opened.segments));
+            long end = opened.logEndOffset();
+            long snapshotLimit = hadCleanShutdown ? end : Math.min(recoveryPointCheckpoint, end);
+            opened.producerState.reload(opened.logStartOffset(), end, snapshotLimit,
+                    new SegmentBatchSource(opened.local.segments()));
         } catch (IOException | RuntimeException e) {
             opened.abandon();
             throw e;
         }
         log.info("Loaded {}: {} segments, start offset {}, end offset {}, high watermark {}{}", tp,
-                opened.numberOfSegments(), opened.logStartOffset, opened.logEndOffset, opened.highWatermark,
+                opened.numberOfSegments(), opened.logStartOffset(), opened.logEndOffset(), opened.highWatermark,
                 loaded.recoveredSegments() > 0 ? ", recovered " + loaded.recoveredSegments() + " segments (truncated "
                         + loaded.truncatedBytes() + " bytes)" : "");
         return opened;
@@ -197,19 +145,19 @@ public final class Log implements AutoCloseable {
     }
 
     public Path dir() {
-        return dir;
+        return local.dir();
     }
 
     public LogConfig config() {
-        return config;
+        return local.config();
     }
 
     public long logStartOffset() {
-        return logStartOffset;
+        return logStart.value();
     }
 
     public long logEndOffset() {
-        return logEndOffset;
+        return local.logEndOffset();
     }
 
     public long highWatermark() {
@@ -217,11 +165,11 @@ public final class Log implements AutoCloseable {
     }
 
     public long recoveryPoint() {
-        return recoveryPoint;
+        return flusher.recoveryPoint();
     }
 
     public int numberOfSegments() {
-        return segments.size();
+        return local.segments().size();
     }
 
     public int recoveredSegmentsOnLoad() {
@@ -230,26 +178,22 @@ public final class Log implements AutoCloseable {
 
     /** Bytes of all segments' {@code .log} files, the figure retention.bytes is compared with. */
     public long size() {
-        long size = 0;
-        for (LogSegment segment : segments.values()) {
-            size += segment.size();
-        }
-        return size;
+        return local.segments().sizeInBytes();
     }
 
     /** A snapshot of the segments in offset order (the last is the active one). */
     public List<LogSegment> segments() {
-        return new ArrayList<>(segments.values());
+        return local.segments().snapshot();
     }
 
     public LogSegment activeSegment() {
-        return segments.lastEntry().getValue();
+        return local.activeSegment();
     }
 
     public void updateConfig(LogConfig newConfig) {
         lock.lock();
         try {
-            this.config = newConfig;
+            local.updateConfig(newConfig);
         } finally {
             lock.unlock();
         }
@@ -274,7 +218,7 @@ public final class Log implements AutoCloseable {
      * the key rule of a compacted topic (B215) and the re-encoding of batches in the topic's compression.type (B210).
      */
     public ValidatedRecords validateForLeader(MemoryRecords records) {
-        LogConfig walkConfig = config;
+        LogConfig walkConfig = local.config();
         List<RecordBatch> batches = LogValidator.validateFraming(records, walkConfig);
         ValidatedRecords walked = new ValidatedRecords(records, batches,
                 LogValidator.walkRecords(batches, walkConfig, topicPartition));
@@ -285,41 +229,18 @@ public final class Log implements AutoCloseable {
     /** {@link #appendAsLeader(MemoryRecords, int)} for records that {@link #validateForLeader} has checked. */
     public LogAppendInfo appendAsLeader(ValidatedRecords validated, int leaderEpoch) {
         LogAppendInfo info = appendAsLeaderLocked(validated, leaderEpoch);
-        maybeFlushAfterAppend();
+        flusher.maybeFlushAfterAppend();
         return info;
     }
 
     private LogAppendInfo appendAsLeaderLocked(ValidatedRecords validated, int leaderEpoch) {
-        MemoryRecords records = validated.records;
-        List<RecordBatch> batches = validated.batches;
         lock.lock();
         try {
-            ensureOpen();
-            List<BatchHeader> headers = new ArrayList<>(batches.size());
-            batches.forEach(b -> headers.add(BatchHeader.of(b)));
-            ProducerAppendOutcome outcome = producerState.checkLeaderAppend(headers);
-            if (outcome.isDuplicate()) {
-                return duplicateAppendInfo(outcome.duplicateOf().get());
-            }
-            LogAppendInfo info = LogValidator.validateAndAssignOffsets(records, batches, validated.walked, logEndOffset, leaderEpoch,
-                    config, time.milliseconds(), logStartOffset);
-            if (leaderEpoch >= 0) {
-                epochCache.assign(leaderEpoch, info.firstOffset());
-            }
-            append(records, batches, info);
-            return info;
+            local.ensureOpen();
+            return followedByHighWatermark(appender.appendAsLeader(validated, leaderEpoch, logStart.value()));
         } finally {
             lock.unlock();
         }
-    }
-
-    /**
-     * A retry of a batch already written: nothing is written and the answer is the original's offsets, with its
-     * timestamp as the log append time when the topic uses LogAppendTime (the time the original was stamped).
-     */
-    private LogAppendInfo duplicateAppendInfo(BatchMetadata original) {
-        return new LogAppendInfo(original.firstOffset(), original.lastOffset(), original.timestamp(), original.lastOffset(),
-                config.logAppendTime() ? original.timestamp() : -1L, logStartOffset, 0, 0, true);
     }
 
     /**
@@ -328,114 +249,26 @@ public final class Log implements AutoCloseable {
      */
     public LogAppendInfo appendAsFollower(MemoryRecords records) {
         LogAppendInfo info = appendAsFollowerLocked(records);
-        maybeFlushAfterAppend();
+        flusher.maybeFlushAfterAppend();
         return info;
     }
 
     private LogAppendInfo appendAsFollowerLocked(MemoryRecords records) {
         lock.lock();
         try {
-            ensureOpen();
-            boolean empty = size() == 0;
-            List<RecordBatch> batches = LogValidator.validateFraming(records, config);
-            LogAppendInfo info = LogValidator.validateFollowerBatches(records, batches, logEndOffset, empty, logStartOffset);
-            if (empty && info.firstOffset() < logEndOffset) {
-                // The leader's start offset lies inside this batch: re-base the empty log at the batch.
-                replaceEmptyActiveSegment(info.firstOffset());
-            }
-            // The leader's epochs travel in the batches; the follower's cache learns them as they come.
-            for (RecordBatch batch : batches) {
-                int epoch = batch.partitionLeaderEpoch();
-                if (epoch >= 0 && epochCache.latestEpoch().map(latest -> epoch > latest).orElse(true)) {
-                    epochCache.assign(epoch, batch.baseOffset());
-                }
-            }
-            append(records, batches, info);
-            return info;
+            local.ensureOpen();
+            return followedByHighWatermark(appender.appendAsFollower(records, logStart.value()));
         } finally {
             lock.unlock();
         }
     }
 
-    private void append(MemoryRecords records, List<RecordBatch> batches, LogAppendInfo info) {
-        try {
-            if (records.sizeInBytes() <= config.segmentBytes()) {
-                appendRun(records, batches, info.firstOffset(), info.lastOffset(), info.maxTimestamp());
-            } else {
-                appendInRuns(records, batches);
-            }
-            if (highWatermarkFollowsLogEnd) {
-                highWatermark = logEndOffset;
-            }
-        } catch (IOException e) {
-            throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Append to " + topicPartition + " failed: " + e.getMessage(), e);
-        } catch (InternalError e) {
-            // A fault on a mapped index that the JVM delivered after the index's own call returned (B142).
-            throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Append to " + topicPartition + " faulted on a "
-                    + "mapped file: " + e.getMessage(), e);
+    /** Under the lock, after an append: a lone replica's high watermark is its log end. */
+    private LogAppendInfo followedByHighWatermark(LogAppendInfo info) {
+        if (!info.duplicate() && highWatermarkFollowsLogEnd) {
+            highWatermark = local.logEndOffset();
         }
-    }
-
-    /**
-     * An append larger than a segment (a producer's request carrying several batches of one partition) is
-     * written as runs of whole batches, each at most segment.bytes, with the roll checks before each run,
-     * so it may span segments as separate appends would. It was validated whole before the first run.
-     */
-    private void appendInRuns(MemoryRecords records, List<RecordBatch> batches) throws IOException {
-        ByteBuffer all = records.buffer();
-        int runStart = 0;
-        int runBytes = 0;
-        int position = 0;
-        for (int i = 0; i <= batches.size(); i++) {
-            int size = i < batches.size() ? batches.get(i).sizeInBytes() : 0;
-            if (i == batches.size() || (runBytes > 0 && runBytes + size > config.segmentBytes())) {
-                List<RecordBatch> run = batches.subList(runStart, i);
-                ByteBuffer slice = all.duplicate();
-                slice.position(all.position() + position - runBytes).limit(all.position() + position);
-                long maxTimestamp = RecordBatch.NO_TIMESTAMP;
-                for (RecordBatch batch : run) {
-                    maxTimestamp = Math.max(maxTimestamp, batch.maxTimestamp());
-                }
-                appendRun(MemoryRecords.readableRecords(slice), run, run.get(0).baseOffset(),
-                        run.get(run.size() - 1).lastOffset(), maxTimestamp);
-                runStart = i;
-                runBytes = 0;
-            }
-            runBytes += size;
-            position += size;
-        }
-    }
-
-    private void appendRun(MemoryRecords records, List<RecordBatch> batches, long firstOffset, long lastOffset,
-                           long maxTimestamp) throws IOException {
-        LogSegment segment = maybeRoll(records.sizeInBytes(), firstOffset, lastOffset, maxTimestamp);
-        segment.append(records, batches);
-        // Per run, not per request: a roll before the next run snapshots the state of exactly the offsets below it.
-        for (RecordBatch batch : batches) {
-            producerState.update(BatchHeader.of(batch));
-        }
-        publishEnd(lastOffset + 1, segment);
-    }
-
-    private void publishEnd(long newLogEndOffset, LogSegment active) {
-        endPosition = new EndPosition(newLogEndOffset, active.baseOffset(), active.size());
-        logEndOffset = newLogEndOffset;
-    }
-
-    private record EndPosition(long offset, long segmentBaseOffset, int position) {
-    }
-
-    private LogSegment maybeRoll(int messagesSize, long firstOffset, long lastOffset, long maxTimestamp)
-            throws IOException {
-        LogSegment active = activeSegment();
-        LogConfig cfg = config;
-        RollReason reason = active.shouldRoll(new RollParams(cfg.segmentBytes(), cfg.segmentMs(), maxTimestamp,
-                lastOffset, messagesSize, time.milliseconds()));
-        if (reason == RollReason.NONE) {
-            return active;
-        }
-        log.debug("Rolling {} at offset {}: {}", topicPartition, firstOffset, reason);
-        return rollAt(firstOffset);
+        return info;
     }
 
     /**
@@ -445,69 +278,16 @@ public final class Log implements AutoCloseable {
     public LogSegment roll(long newBaseOffset) {
         lock.lock();
         try {
-            ensureOpen();
-            if (newBaseOffset != logEndOffset) {
+            local.ensureOpen();
+            if (newBaseOffset != local.logEndOffset()) {
                 // A new segment starts at the next offset: anything else would leave a gap or an overlap.
                 throw new IllegalArgumentException("cannot roll " + topicPartition + " at " + newBaseOffset
-                        + ": its end offset is " + logEndOffset);
+                        + ": its end offset is " + local.logEndOffset());
             }
-            return rollAt(newBaseOffset);
+            return appender.rollAt(newBaseOffset);
         } finally {
             lock.unlock();
         }
-    }
-
-    /** Under the lock; {@code newBaseOffset} is the first offset of the append that triggered it. */
-    private LogSegment rollAt(long newBaseOffset) {
-        try {
-            LogSegment active = activeSegment();
-            if (active.size() == 0) {
-                if (active.baseOffset() == newBaseOffset) {
-                    return active;
-                }
-                return replaceEmptyActiveSegment(newBaseOffset);
-            }
-            active.onBecomeInactiveSegment();
-            LogSegment fresh = newSegment(newBaseOffset);
-            segments.put(newBaseOffset, fresh);
-            // Readers bound only the new active segment by a position from now on: a closed segment may be
-            // rewritten by the log cleaner, and a position in its old bytes would cut its new ones short.
-            endPosition = new EndPosition(logEndOffset, newBaseOffset, 0);
-            // The state of every batch below the new segment: recovery replays from here, not from the log start.
-            producerState.takeSnapshot();
-            // The closed segment is fsynced on the scheduler, not here: an fsync of a full segment
-            // takes milliseconds to seconds and every append of this log would wait behind the lock.
-            // The recovery point stays until that flush completed (flushUptoOffsetExclusive).
-            long truncationsAtRoll = truncations;
-            try {
-                scheduler.scheduleOnce("flush-log", () -> flushUptoOffsetExclusive(newBaseOffset, truncationsAtRoll), 0L);
-            } catch (RejectedExecutionException e) {
-                // The scheduler is shutting down while this log still takes appends: flush here instead.
-                flushUptoOffsetExclusive(newBaseOffset, truncationsAtRoll);
-            }
-            return fresh;
-        } catch (IOException e) {
-            throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Roll of " + topicPartition + " failed", e);
-        }
-    }
-
-    private LogSegment replaceEmptyActiveSegment(long newBaseOffset) {
-        try {
-            LogSegment active = activeSegment();
-            segments.remove(active.baseOffset());
-            active.closeAndDeleteFiles();
-            LogSegment fresh = newSegment(newBaseOffset);
-            segments.put(newBaseOffset, fresh);
-            return fresh;
-        } catch (IOException e) {
-            throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Replacing the empty segment of " + topicPartition + " failed", e);
-        }
-    }
-
-    private LogSegment newSegment(long baseOffset) throws IOException {
-        LogConfig cfg = config;
-        return LogSegment.open(dir, baseOffset, LogLoader.activeIndexBytes(cfg), cfg.indexIntervalBytes(),
-                LogLoader.jitter(cfg, random), true, time, files);
     }
 
     // ---------------------------------------------------------------- reads
@@ -521,69 +301,7 @@ public final class Log implements AutoCloseable {
      *                                   log end offset; it carries both bounds
      */
     public FetchDataInfo read(long startOffset, int maxBytes, long maxOffsetExclusive, boolean minOneMessage) {
-        for (int attempt = 0; ; attempt++) {
-            EndPosition endPos = endPosition;
-            long start = logStartOffset;
-            long end = endPos.offset();
-            long hw = highWatermark;
-            if (startOffset < start || startOffset > end) {
-                throw new OffsetOutOfRangeException("Read from " + topicPartition, startOffset, start, end);
-            }
-            long bound = Math.min(maxOffsetExclusive, end);
-            if (startOffset >= bound || maxBytes < 0) {
-                return new FetchDataInfo(startOffset, RecordsSlice.empty(), start, hw, end);
-            }
-            try {
-                RecordsSlice slice = readFromSegments(startOffset, maxBytes, bound, endPos, minOneMessage);
-                return new FetchDataInfo(startOffset, slice, start, hw, end);
-            } catch (IllegalStateException | TidelineException e) {
-                // The segment was deleted and closed between lookup and read: the start offset moved,
-                // so the next attempt answers out of range (or reads the surviving segment).
-                if (attempt >= 2 || (e instanceof TidelineException te && te.error() != Errors.KAFKA_STORAGE_ERROR)) {
-                    throw e;
-                }
-            } catch (IOException e) {
-                throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Read from " + topicPartition + " failed", e);
-            } catch (InternalError e) {
-                throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Read from " + topicPartition
-                        + " faulted on a mapped file: " + e.getMessage(), e);
-            }
-        }
-    }
-
-    private RecordsSlice readFromSegments(long startOffset, int maxBytes, long bound, EndPosition end, boolean minOneMessage)
-            throws IOException {
-        Map.Entry<Long, LogSegment> entry = segments.floorEntry(startOffset);
-        if (entry == null) {
-            entry = segments.firstEntry();
-        }
-        while (entry != null && entry.getKey() < bound) {
-            LogSegment segment = entry.getValue();
-            Map.Entry<Long, LogSegment> next = segments.higherEntry(entry.getKey());
-            int maxPosition = maxPositionFor(segment, next == null ? end.offset() : next.getKey(), bound);
-            if (segment.baseOffset() == end.segmentBaseOffset()) {
-                maxPosition = Math.min(maxPosition, end.position());
-            }
-            RecordsSlice slice = segment.read(Math.max(startOffset, segment.baseOffset()), maxBytes, maxPosition, minOneMessage);
-            if (slice != null) {
-                return slice;
-            }
-            entry = next;
-        }
-        return RecordsSlice.empty();
-    }
-
-    /**
-     * Byte position in {@code segment} where data at or past {@code bound} begins; the segment's size
-     * when the bound is at or past its end (the common case: no lookup).
-     */
-    private static int maxPositionFor(LogSegment segment, long nextSegmentBase, long bound) throws IOException {
-        int size = segment.size();
-        if (bound >= nextSegmentBase) {
-            return size;
-        }
-        FileBatch boundBatch = segment.translateOffset(bound);
-        return boundBatch == null ? size : Math.min(size, boundBatch.position());
+        return local.read(startOffset, maxBytes, maxOffsetExclusive, minOneMessage, this);
     }
 
     /**
@@ -591,22 +309,14 @@ public final class Log implements AutoCloseable {
      * the high watermark (what ListOffsets by time answers), or empty if there is none.
      */
     public Optional<TimestampAndOffset> fetchOffsetByTimestamp(long timestamp) {
-        long start = logStartOffset;
+        long start = logStart.value();
         long hw = highWatermark;
-        for (LogSegment segment : segments.values()) {
-            if (segment.maxTimestampSoFar() < timestamp && segment != activeSegment()) {
-                continue;
-            }
-            try {
-                Optional<TimestampAndOffset> found = segment.findOffsetByTimestamp(timestamp, start);
-                if (found.isPresent()) {
-                    return found.get().offset() < hw ? found : Optional.empty();
-                }
-            } catch (IOException e) {
-                throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Lookup by time in " + topicPartition + " failed", e);
-            }
+        try {
+            Optional<TimestampAndOffset> found = local.findOffsetByTimestamp(timestamp, start);
+            return found.isPresent() && found.get().offset() < hw ? found : Optional.empty();
+        } catch (IOException e) {
+            throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Lookup by time in " + topicPartition + " failed", e);
         }
-        return Optional.empty();
     }
 
     // ---------------------------------------------------------------- leader epochs
@@ -621,7 +331,7 @@ public final class Log implements AutoCloseable {
      * the offset past its last record; a follower truncates there before fetching from a new leader.
      */
     public EpochEndOffset endOffsetForEpoch(int epoch) {
-        return epochCache.endOffsetFor(epoch, logEndOffset);
+        return epochCache.endOffsetFor(epoch, local.logEndOffset());
     }
 
     /** The (epoch, start offset) entries, as in the leader-epoch-checkpoint file. */
@@ -659,7 +369,7 @@ public final class Log implements AutoCloseable {
     public int removeExpiredProducers(long nowMs, long expirationMs) {
         lock.lock();
         try {
-            return closed ? 0 : producerState.removeExpiredProducers(nowMs, expirationMs);
+            return local.isClosed() ? 0 : producerState.removeExpiredProducers(nowMs, expirationMs);
         } finally {
             lock.unlock();
         }
@@ -693,7 +403,7 @@ public final class Log implements AutoCloseable {
         lock.lock();
         try {
             if (highWatermarkFollowsLogEnd && !highWatermarkCheckpointed) {
-                highWatermark = logStartOffset;
+                highWatermark = logStart.value();
             }
             highWatermarkFollowsLogEnd = false;
         } finally {
@@ -706,14 +416,14 @@ public final class Log implements AutoCloseable {
         lock.lock();
         try {
             highWatermarkFollowsLogEnd = true;
-            highWatermark = logEndOffset;
+            highWatermark = local.logEndOffset();
         } finally {
             lock.unlock();
         }
     }
 
     private long clampHighWatermark(long value) {
-        return Math.max(logStartOffset, Math.min(value, logEndOffset));
+        return Math.max(logStart.value(), Math.min(value, local.logEndOffset()));
     }
 
     // ---------------------------------------------------------------- DeleteRecords and start offset
@@ -733,30 +443,7 @@ public final class Log implements AutoCloseable {
      * after file.delete.delay.ms); a segment that straddles it, or the active one, stays whole.
      */
     public DeleteRecordsResult deleteRecords(long beforeOffset) {
-        DeleteRecordsResult result;
-        lock.lock();
-        try {
-            ensureOpen();
-            if (!config.delete()) {
-                // A compact-only log keeps the latest record of every key; a prefix cut would lose keys (B221).
-                return DeleteRecordsResult.error(Errors.POLICY_VIOLATION);
-            }
-            long hw = highWatermark;
-            long target = beforeOffset == -1L ? hw : beforeOffset;
-            if (beforeOffset < -1L || target > hw) {
-                return DeleteRecordsResult.error(Errors.OFFSET_OUT_OF_RANGE);
-            }
-            if (beforeOffset == 0L || target <= logStartOffset) {
-                return DeleteRecordsResult.success(logStartOffset);
-            }
-            maybeIncrementLogStartOffset(target, "DeleteRecords");
-            result = DeleteRecordsResult.success(logStartOffset);
-        } finally {
-            lock.unlock();
-        }
-        // The answer goes out only once the new start offset is durable (docs/behaviours.md B78).
-        logStartOffsetListener.logStartOffsetMoved(this);
-        return result;
+        return logStart.deleteRecords(beforeOffset);
     }
 
     /** Told each time the start offset moved forward by DeleteRecords or a follower's adoption of its leader's. */
@@ -772,7 +459,7 @@ public final class Log implements AutoCloseable {
      * the periodic checkpoint would bring the deleted records back and move the start offset backwards.
      */
     public void setLogStartOffsetListener(LogStartOffsetListener listener) {
-        this.logStartOffsetListener = Objects.requireNonNull(listener, "listener");
+        logStart.setListener(listener);
     }
 
     /**
@@ -781,31 +468,7 @@ public final class Log implements AutoCloseable {
      * start offset. Returns whether it moved.
      */
     public boolean maybeIncrementLogStartOffset(long newLogStartOffset, String reason) {
-        lock.lock();
-        try {
-            ensureOpen();
-            if (newLogStartOffset > highWatermark) {
-                throw new OffsetOutOfRangeException("Log start offset increment for " + topicPartition + " (" + reason + ")",
-                        newLogStartOffset, logStartOffset, highWatermark);
-            }
-            if (newLogStartOffset <= logStartOffset) {
-                return false;
-            }
-            log.info("Incremented the log start offset of {} to {} ({})", topicPartition, newLogStartOffset, reason);
-            logStartOffset = newLogStartOffset;
-            epochCache.truncateFromStart(newLogStartOffset);
-            // Closed segments now wholly below the start offset go at once (renamed, unlinked after the
-            // delay), whoever moved it: DeleteRecords here, or a follower adopting its leader's.
-            deleteLogStartOffsetBreachedSegments();
-        } finally {
-            lock.unlock();
-        }
-        // Persisted outside the lock (a file write and an fsync); DeleteRecords, which holds the lock around
-        // this call, persists it itself once it lets go.
-        if (!lock.isHeldByCurrentThread()) {
-            logStartOffsetListener.logStartOffsetMoved(this);
-        }
-        return true;
+        return logStart.maybeIncrement(newLogStartOffset, reason);
     }
 
     // ---------------------------------------------------------------- retention
@@ -818,41 +481,7 @@ public final class Log implements AutoCloseable {
      * {@link RetentionPlan}, the same evaluation {@link #retentionView} shows an operator.
      */
     public int deleteOldSegments() {
-        lock.lock();
-        try {
-            if (closed) {
-                return 0;
-            }
-            RetentionPlan plan = retentionPlan(time.milliseconds());
-            return deleteSegments(plan.belowLogStartOffset(), DeletionReason.LOG_START_OFFSET_BREACH)
-                    + deleteSegments(plan.sizeBreached(), DeletionReason.RETENTION_SIZE_BREACH)
-                    + deleteSegments(plan.timeBreached(), DeletionReason.RETENTION_TIME_BREACH);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private int deleteLogStartOffsetBreachedSegments() {
-        return deleteSegments(retentionPlan(time.milliseconds()).belowLogStartOffset(),
-                DeletionReason.LOG_START_OFFSET_BREACH);
-    }
-
-    /** The retention rules evaluated over the current segments as a pass at {@code nowMs} would. */
-    private RetentionPlan retentionPlan(long nowMs) {
-        List<RetentionPlan.SegmentFacts> facts = new ArrayList<>(segments.size());
-        LogSegment previous = null;
-        for (LogSegment segment : segments.values()) {
-            if (previous != null) {
-                facts.add(new RetentionPlan.SegmentFacts(previous.baseOffset(), segment.baseOffset(), previous.size(),
-                        previous.maxTimestampSoFar()));
-            }
-            previous = segment;
-        }
-        facts.add(new RetentionPlan.SegmentFacts(previous.baseOffset(), logEndOffset, previous.size(),
-                previous.maxTimestampSoFar()));
-        LogConfig cfg = config;
-        return RetentionPlan.evaluate(facts, logStartOffset, highWatermark, effectiveRetentionMs(cfg),
-                effectiveRetentionBytes(cfg), nowMs, nowMs);
+        return logStart.deleteOldSegments();
     }
 
     /**
@@ -861,65 +490,12 @@ public final class Log implements AutoCloseable {
      * the view calls due is one a pass at that instant deletes, if the log does not change before.
      */
     public RetentionView retentionView(long passAtMs) {
-        lock.lock();
-        try {
-            LogConfig cfg = config;
-            return new RetentionView(logStartOffset, highWatermark, logEndOffset, effectiveRetentionMs(cfg),
-                    effectiveRetentionBytes(cfg), cfg.fileDeleteDelayMs(), retentionPlan(passAtMs));
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** retention.ms as retention applies it: unlimited unless cleanup.policy holds delete (B220). */
-    private static long effectiveRetentionMs(LogConfig cfg) {
-        return cfg.delete() ? cfg.retentionMs() : -1L;
-    }
-
-    /** retention.bytes as retention applies it: unlimited unless cleanup.policy holds delete (B220). */
-    private static long effectiveRetentionBytes(LogConfig cfg) {
-        return cfg.delete() ? cfg.retentionBytes() : -1L;
+        return logStart.retentionView(passAtMs);
     }
 
     /** See {@link #retentionView}. */
     public record RetentionView(long logStartOffset, long highWatermark, long logEndOffset, long retentionMs,
                                 long retentionBytes, long fileDeleteDelayMs, RetentionPlan plan) {
-    }
-
-    /** Takes the first {@code count} segments out of the log and hands them to the deleter. */
-    private int deleteSegments(int count, DeletionReason reason) {
-        if (count == 0) {
-            return 0;
-        }
-        List<LogSegment> toDelete = new ArrayList<>(segments.values()).subList(0, count);
-        // The map changes first, so no new read finds these segments; the start offset follows.
-        for (LogSegment segment : toDelete) {
-            segments.remove(segment.baseOffset());
-        }
-        long newStart = Math.max(logStartOffset, segments.firstKey());
-        if (newStart > logStartOffset) {
-            logStartOffset = newStart;
-            epochCache.truncateFromStart(newStart);
-        }
-        List<LogSegment> renamed = new ArrayList<>();
-        try {
-            for (LogSegment segment : toDelete) {
-                segment.changeFileSuffixes("", LogFileNames.DELETED_SUFFIX, false);
-                renamed.add(segment);
-            }
-            producerState.deleteSnapshotsBefore(segments.firstKey());
-            // One directory fsync for the whole pass: per file it cost ~2 ms each, over a minute for
-            // 10,000 segments (docs/performance.md).
-            FileUtils.fsyncDirectory(dir);
-        } catch (IOException e) {
-            throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Renaming deleted segments of " + topicPartition + " failed", e);
-        } finally {
-            deleter.scheduleUnlink(renamed, config.fileDeleteDelayMs(), time.milliseconds());
-        }
-        deleter.countDeleted(reason, count);
-        log.info("Deleting {} segment(s) of {} ({}), base offsets {} to {}; log start offset is now {}", count,
-                topicPartition, reason, toDelete.get(0).baseOffset(), toDelete.get(count - 1).baseOffset(), logStartOffset);
-        return count;
     }
 
     // ---------------------------------------------------------------- compaction (the log cleaner's hooks)
@@ -932,14 +508,15 @@ public final class Log implements AutoCloseable {
     public CleanerView cleanerView() {
         lock.lock();
         try {
-            ensureOpen();
-            List<LogSegment> all = new ArrayList<>(segments.values());
+            local.ensureOpen();
+            List<LogSegment> all = local.segments().snapshot();
             Map<Long, Long> lastOffsets = new java.util.HashMap<>();
             for (ProducerStateEntry producer : producerState.activeProducers()) {
                 lastOffsets.put(producer.producerId(), producer.lastOffset());
             }
             return new CleanerView(List.copyOf(all.subList(0, all.size() - 1)), activeSegment().baseOffset(),
-                    logStartOffset, highWatermark, logEndOffset, config, Map.copyOf(lastOffsets), truncations);
+                    logStart.value(), highWatermark, local.logEndOffset(), local.config(), Map.copyOf(lastOffsets),
+                    local.truncations());
         } finally {
             lock.unlock();
         }
@@ -969,33 +546,10 @@ public final class Log implements AutoCloseable {
                                    SegmentSwap.StepListener listener) {
         lock.lock();
         try {
-            if (closed || truncations != view.truncations() || old.isEmpty()
-                    || old.get(0).baseOffset() != cleaned.baseOffset()) {
+            if (local.isClosed() || local.truncations() != view.truncations()) {
                 return false;
             }
-            for (LogSegment segment : old) {
-                if (segments.get(segment.baseOffset()) != segment || segment == activeSegment()) {
-                    return false;
-                }
-            }
-            SegmentSwap.commit(cleaned, listener);
-            segments.put(cleaned.baseOffset(), cleaned);
-            for (LogSegment segment : old.subList(1, old.size())) {
-                segments.remove(segment.baseOffset());
-            }
-            List<LogSegment> renamed = new ArrayList<>();
-            try {
-                for (LogSegment segment : old) {
-                    segment.changeFileSuffixes("", LogFileNames.DELETED_SUFFIX, false);
-                    renamed.add(segment);
-                    listener.reached(segment.baseOffset() + " old set -> .deleted");
-                }
-                FileUtils.fsyncDirectory(dir);
-            } finally {
-                deleter.scheduleUnlink(renamed, config.fileDeleteDelayMs(), time.milliseconds());
-            }
-            SegmentSwap.complete(cleaned, listener);
-            return true;
+            return local.replaceSegments(cleaned, old, listener);
         } catch (IOException e) {
             throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Swapping in a cleaned segment of "
                     + topicPartition + " failed", e);
@@ -1010,33 +564,23 @@ public final class Log implements AutoCloseable {
     public void truncateTo(long offset) {
         lock.lock();
         try {
-            ensureOpen();
-            if (offset >= logEndOffset) {
+            local.ensureOpen();
+            if (offset >= local.logEndOffset()) {
                 return;
             }
-            if (offset <= logStartOffset && offset <= segments.firstKey()) {
+            if (offset <= logStart.value() && offset <= local.segments().firstBaseOffset()) {
                 truncateFullyAndStartAt(offset);
                 return;
             }
-            truncations++;
-            List<LogSegment> after = new ArrayList<>(segments.tailMap(offset, false).values());
-            for (LogSegment segment : after) {
-                if (segment.baseOffset() >= offset) {
-                    segments.remove(segment.baseOffset());
-                    segment.closeAndDeleteFiles();
-                    deleter.unlinkedNow(segment, time.milliseconds());
-                }
-            }
+            local.removeSegmentsAbove(offset);
             epochCache.truncateFromEnd(offset);
-            LogSegment active = activeSegment();
-            active.truncateTo(offset);
-            active.resizeIndexes(config.segmentIndexBytes());
-            publishEnd(active.readNextOffset(), active);
-            highWatermark = Math.min(highWatermark, logEndOffset);
-            recoveryPoint = Math.min(recoveryPoint, logEndOffset);
+            local.truncateActiveSegmentTo(offset);
+            long end = local.logEndOffset();
+            highWatermark = Math.min(highWatermark, end);
+            flusher.setRecoveryPoint(Math.min(flusher.recoveryPoint(), end));
             // The dropped batches may have been any producer's latest: rebuilt from a snapshot at or below the
             // new end (those above it are deleted) and the batches that remain.
-            producerState.reload(logStartOffset, logEndOffset, logEndOffset, new SegmentBatchSource(segments));
+            producerState.reload(logStart.value(), end, end, new SegmentBatchSource(local.segments()));
         } catch (IOException e) {
             throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Truncation of " + topicPartition + " failed", e);
         } finally {
@@ -1048,23 +592,15 @@ public final class Log implements AutoCloseable {
     public void truncateFullyAndStartAt(long newOffset) {
         lock.lock();
         try {
-            ensureOpen();
-            truncations++;
-            List<LogSegment> all = new ArrayList<>(segments.values());
-            segments.clear();
-            for (LogSegment segment : all) {
-                segment.changeFileSuffixes("", LogFileNames.DELETED_SUFFIX, false);
-            }
-            FileUtils.fsyncDirectory(dir);
-            deleter.scheduleUnlink(all, config.fileDeleteDelayMs(), time.milliseconds());
+            local.ensureOpen();
+            local.removeAllSegments();
             epochCache.clear();
             producerState.truncateFullyAndStartAt(newOffset);
-            LogSegment fresh = newSegment(newOffset);
-            segments.put(newOffset, fresh);
-            logStartOffset = newOffset;
-            publishEnd(newOffset, fresh);
+            LogSegment fresh = local.addNewSegment(newOffset);
+            logStart.resetTo(newOffset);
+            local.publishEnd(newOffset, fresh);
             highWatermark = newOffset;
-            recoveryPoint = newOffset;
+            flusher.setRecoveryPoint(newOffset);
         } catch (IOException e) {
             throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Truncation of " + topicPartition + " failed", e);
         } finally {
@@ -1075,149 +611,22 @@ public final class Log implements AutoCloseable {
     // ---------------------------------------------------------------- flush and close
 
     /**
-     * flush.messages (B170): once the messages past the recovery point reach it, the append fsyncs the log
-     * to its end before it returns, so the caller answers only for records on disk. The fsync runs after the
-     * append released the lock (appends of other producers go on meanwhile); a failed fsync fails this append
-     * with KAFKA_STORAGE_ERROR and every later one, as a failed fsync after a roll does.
-     */
-    private void maybeFlushAfterAppend() {
-        if (logEndOffset - recoveryPoint >= config.flushMessages()) {
-            flushToEndWithoutLock();
-        }
-    }
-
-    /**
-     * Fsyncs up to the log end read under the lock, with the fsyncs outside it: every byte below that end
-     * was written before they start. Throws KAFKA_STORAGE_ERROR if this or an earlier flush failed.
-     */
-    private void flushToEndWithoutLock() {
-        long end;
-        long truncationsNow;
-        lock.lock();
-        try {
-            if (closed) {
-                return;
-            }
-            end = logEndOffset;
-            truncationsNow = truncations;
-        } finally {
-            lock.unlock();
-        }
-        flushUptoOffsetExclusive(end, truncationsNow);
-        ensureNoAsyncFlushFailure();
-    }
-
-    /**
      * flush.ms (B171): fsyncs the log to its end when its last flush is at least flush.ms before
      * {@code nowMs}; the log flusher calls this every log.flush.scheduler.interval.ms. Returns whether a
      * flush was due (one with nothing new to fsync does nothing).
      */
     public boolean flushIfDue(long nowMs) {
-        if (closed || nowMs - lastFlushTimeMs < config.flushMs()) {
-            return false;
-        }
-        flushToEndWithoutLock();
-        return true;
+        return flusher.flushIfDue(nowMs);
     }
 
     /** When an fsync last moved the recovery point, or the log was opened (Kafka's lastFlushTime). */
     public long lastFlushTimeMs() {
-        return lastFlushTimeMs;
+        return flusher.lastFlushTimeMs();
     }
 
     /** Fsyncs every segment holding offsets below the log end and moves the recovery point there. */
     public void flush() {
-        lock.lock();
-        try {
-            if (closed) {
-                return;
-            }
-            ensureNoAsyncFlushFailure();
-            long end = logEndOffset;
-            flushSegments(recoveryPoint, Long.MAX_VALUE);
-            recoveryPoint = end;
-            lastFlushTimeMs = time.milliseconds();
-        } catch (IOException e) {
-            throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Flush of " + topicPartition + " failed", e);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * The flush a roll schedules (Kafka's UnifiedLog.flushUptoOffsetExclusive): fsyncs the segments
-     * holding offsets from the recovery point up to {@code offset} (the new segment's base), then
-     * moves the recovery point to it. The fsyncs run without the log's lock, so appends go on.
-     *
-     * <p>Why this is safe:
-     * <ul>
-     *   <li>The recovery point (and so recovery-point-offset-checkpoint) moves only after the fsyncs
-     *       returned, and only forwards. A crash before that leaves it where it was, and the loader
-     *       validates batch by batch from the segment holding it, the closed segment included.</li>
-     *   <li>Everything below {@code offset} lies in closed segments, which take no more appends, or, when an
-     *       append or the log flusher calls this (B170, B171), below the log end it read under the lock, so
-     *       every byte below it was written before the fsync starts. Only a truncation can change them,
-     *       and a truncation since the roll (counted in {@link #truncations}) voids this flush: it keeps
-     *       the recovery point where the truncation put it.</li>
-     *   <li>A segment deleted meanwhile (retention, DeleteRecords, truncation) is skipped or flushed
-     *       harmlessly: its offsets are below the new log start offset or gone, and its files were
-     *       renamed with a directory fsync or unlinked. A log closed meanwhile flushed itself in
-     *       {@link #close()}; this task then does nothing.</li>
-     *   <li>Segments created since the last flush also need their directory entries on disk, so the
-     *       directory is fsynced with them (as Kafka's LocalLog.flush does).</li>
-     * </ul>
-     */
-    void flushUptoOffsetExclusive(long offset, long truncationsAtRoll) {
-        if (closed || offset <= recoveryPoint || asyncFlushFailure != null) {
-            // Closed (close() flushed everything), or a later flush already covered it, or an fsync failed:
-            // after that a later fsync can succeed without the lost pages, so the recovery point stays.
-            return;
-        }
-        try {
-            flushSegments(recoveryPoint, offset);
-        } catch (IOException | UncheckedIOException e) {
-            if (closed) {
-                // Deleted or closed under the flush (its directory may be gone): nothing left to flush.
-                log.debug("Flush of {} up to {} stopped: the log was closed", topicPartition, offset);
-                return;
-            }
-            asyncFlushFailure = e instanceof UncheckedIOException u ? u.getCause() : (IOException) e;
-            log.error("Flush of {} up to offset {} failed; the log takes no more writes", topicPartition, offset, e);
-            return;
-        }
-        lock.lock();
-        try {
-            if (!closed && truncations == truncationsAtRoll && offset > recoveryPoint) {
-                recoveryPoint = offset;
-                lastFlushTimeMs = time.milliseconds();
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * Fsyncs the segments holding offsets in [from, to), and the directory if one of them was created
-     * at or after {@code from} (a new file's directory entry is not durable with its data). Runs with or
-     * without the lock: segments deleted meanwhile are skipped by {@link LogSegment#flush()}.
-     */
-    private void flushSegments(long from, long to) throws IOException {
-        Long first = segments.floorKey(from);
-        boolean created = false;
-        for (LogSegment segment : (first == null ? segments.headMap(to, false) : segments.subMap(first, true, to, false)).values()) {
-            if (segment.flush() && segment.baseOffset() >= from) {
-                created = true;
-            }
-        }
-        if (created) {
-            try {
-                FileUtils.fsyncDirectory(dir);
-            } catch (NoSuchFileException e) {
-                if (!closed) {
-                    throw e;
-                }
-            }
-        }
+        flusher.flush();
     }
 
     /** Flushes, trims the active indexes and releases every file. */
@@ -1225,7 +634,7 @@ public final class Log implements AutoCloseable {
     public void close() {
         lock.lock();
         try {
-            if (closed) {
+            if (local.isClosed()) {
                 return;
             }
             try {
@@ -1238,10 +647,7 @@ public final class Log implements AutoCloseable {
             } finally {
                 // Released even when the flush failed (the error goes to the caller, which then
                 // leaves no clean-shutdown marker): a flush scheduled by a roll finds the log closed.
-                closed = true;
-                for (LogSegment segment : segments.values()) {
-                    segment.close();
-                }
+                local.closeSegments();
             }
         } finally {
             lock.unlock();
@@ -1252,10 +658,7 @@ public final class Log implements AutoCloseable {
     public void abandon() {
         lock.lock();
         try {
-            closed = true;
-            for (LogSegment segment : segments.values()) {
-                segment.abandon();
-            }
+            local.abandon();
         } finally {
             lock.unlock();
         }
@@ -1265,12 +668,7 @@ public final class Log implements AutoCloseable {
     public void closeAndDelete() {
         lock.lock();
         try {
-            closed = true;
-            for (LogSegment segment : segments.values()) {
-                segment.closeAndDeleteFiles();
-                deleter.unlinkedNow(segment, time.milliseconds());
-            }
-            segments.clear();
+            local.closeAndDeleteSegments();
             producerState.deleteAllSnapshots();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -1280,27 +678,12 @@ public final class Log implements AutoCloseable {
     }
 
     public boolean isClosed() {
-        return closed;
-    }
-
-    private void ensureOpen() {
-        if (closed) {
-            throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "Log " + topicPartition + " is closed");
-        }
-        ensureNoAsyncFlushFailure();
-    }
-
-    private void ensureNoAsyncFlushFailure() {
-        IOException failure = asyncFlushFailure;
-        if (failure != null) {
-            throw new TidelineException(Errors.KAFKA_STORAGE_ERROR, "A flush of " + topicPartition + " failed: "
-                    + failure.getMessage(), failure);
-        }
+        return local.isClosed();
     }
 
     @Override
     public String toString() {
-        return "Log(" + topicPartition + ", start=" + logStartOffset + ", hw=" + highWatermark + ", end=" + logEndOffset
-                + ", segments=" + segments.size() + ")";
+        return "Log(" + topicPartition + ", start=" + logStart.value() + ", hw=" + highWatermark + ", end=" + logEndOffset()
+                + ", segments=" + numberOfSegments() + ")";
     }
 }

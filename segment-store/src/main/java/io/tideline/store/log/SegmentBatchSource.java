@@ -6,7 +6,6 @@ import io.tideline.store.record.RecordBatch;
 import io.tideline.store.segment.FileBatch;
 import io.tideline.store.segment.LogSegment;
 import java.io.IOException;
-import java.util.NavigableMap;
 import java.util.function.Consumer;
 
 /**
@@ -15,16 +14,15 @@ import java.util.function.Consumer;
  * the segments it had reason to doubt).
  */
 final class SegmentBatchSource implements ProducerStateManager.BatchSource {
-    private final NavigableMap<Long, LogSegment> segments;
+    private final LogSegments segments;
 
-    SegmentBatchSource(NavigableMap<Long, LogSegment> segments) {
+    SegmentBatchSource(LogSegments segments) {
         this.segments = segments;
     }
 
     @Override
     public void replayFrom(long from, Consumer<BatchHeader> visitor) throws IOException {
-        Long first = segments.floorKey(from);
-        for (LogSegment segment : (first == null ? segments : segments.tailMap(first, true)).values()) {
+        for (LogSegment segment : segments.from(from)) {
             FileBatch batch = segment.translateOffset(Math.max(from, segment.baseOffset()));
             int position = batch == null ? segment.size() : batch.position();
             while ((batch = segment.log().batchAt(position, segment.size())) != null) {

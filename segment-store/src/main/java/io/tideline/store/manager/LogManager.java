@@ -10,7 +10,6 @@ import io.tideline.store.cleaner.LogCleaner;
 import io.tideline.store.config.LogConfig;
 import io.tideline.store.config.StoreConfig;
 import io.tideline.store.dir.DeletedOpenFile;
-import io.tideline.store.dir.DeletedOpenFilesScanner;
 import io.tideline.store.dir.LogDirLock;
 import io.tideline.store.dir.MetaProperties;
 import io.tideline.store.log.DeleteRecordsResult;
@@ -30,7 +29,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,28 +54,20 @@ public final class LogManager implements AutoCloseable {
     private final Random random;
     private final SegmentDeleter deleter;
     private final FileLayer files;
-    private final DeletedOpenFilesScanner deletedFilesScanner = new DeletedOpenFilesScanner();
     private final Map<TopicPartition, Log> logs = new ConcurrentHashMap<>();
     private final Map<TopicPartition, LogDirectory> logDirOf = new ConcurrentHashMap<>();
     private final PartitionTopicIds topicIds = new PartitionTopicIds();
     private final DeletedLogDirs deletedDirs;
-    private final Map<String, Map<String, ?>> topicOverrides = new ConcurrentHashMap<>();
-    /**
-     * The broker-level defaults every topic's overrides apply over: the static ones until
-     * {@link #updateDefaults} (dynamic broker configs) replaces them.
-     */
-    private volatile LogConfig defaults;
+    private final TopicLogConfigs topicConfigs;
+    private final LogCheckpoints checkpoints;
+    private final LogDirReports reports;
     private final List<LogDirectory> dirs = new ArrayList<>();
     /** Dirs that failed (I/O error, disk full): their logs are gone from this manager until a restart. */
     private final Set<Path> offlineDirs = ConcurrentHashMap.newKeySet();
     private volatile LogDirFailureListener failureListener = (dir, reason, lost) -> { };
-    private final List<Scheduler.Cancellable> tasks = new ArrayList<>();
+    private final PeriodicLogTasks tasks;
     private volatile boolean started;
     private volatile boolean closed;
-    /** When the retention task was scheduled: its passes are due every interval from here. */
-    private volatile long retentionScheduledAtMs;
-    /** Retention passes run to the end: lets a caller wait for a pass instead of for a time. */
-    private final AtomicLong retentionPasses = new AtomicLong();
     /** Compacts the logs whose cleanup.policy has compact (docs/behaviours.md B180); null with log.cleaner.threads=0. */
     private final LogCleaner cleaner;
 
@@ -99,7 +89,10 @@ public final class LogManager implements AutoCloseable {
         this.random = random;
         this.deleter = new SegmentDeleter(scheduler);
         this.deletedDirs = new DeletedLogDirs(scheduler);
-        this.defaults = config.logConfigDefaults();
+        this.topicConfigs = new TopicLogConfigs(config.logConfigDefaults());
+        this.checkpoints = new LogCheckpoints(logs, logDirOf, this::markLogDirOffline);
+        this.tasks = new PeriodicLogTasks(config, time, logs::values);
+        this.reports = new LogDirReports(dirs, offlineDirs, logs, logDirOf, deleter);
         this.cleaner = config.cleanerConfig().threads() > 0
                 ? new LogCleaner(config.cleanerConfig(), logs::values, time, scheduler) : null;
     }
@@ -124,25 +117,7 @@ public final class LogManager implements AutoCloseable {
         LogMetrics.registerStore(metrics, deleter, this::deletedButOpenFiles);
         metrics.register(LogMetrics.OFFLINE_LOG_DIRECTORY_COUNT,
                 (com.codahale.metrics.Gauge<Integer>) offlineDirs::size);
-        long retentionInterval = config.retentionCheckIntervalMs();
-        retentionScheduledAtMs = time.milliseconds();
-        tasks.add(scheduler.schedule("kafka-log-retention", this::cleanupLogs, retentionInterval, retentionInterval));
-        if (config.offsetCheckpointIntervalMs() > 0) {
-            tasks.add(scheduler.schedule("kafka-recovery-point-checkpoint", this::checkpointRecoveryPointsAndHighWatermarks,
-                    config.offsetCheckpointIntervalMs(), config.offsetCheckpointIntervalMs()));
-        }
-        if (config.startOffsetCheckpointIntervalMs() > 0) {
-            tasks.add(scheduler.schedule("kafka-log-start-offset-checkpoint", this::checkpointLogStartOffsets,
-                    config.startOffsetCheckpointIntervalMs(), config.startOffsetCheckpointIntervalMs()));
-        }
-        if (config.flushSchedulerIntervalMs() < Long.MAX_VALUE) {
-            // B171: at the default (Long.MAX_VALUE) the flusher never runs, as in Kafka, and flush.ms has no effect.
-            tasks.add(scheduler.schedule("kafka-log-flusher", this::flushDirtyLogs, config.flushSchedulerIntervalMs(),
-                    config.flushSchedulerIntervalMs()));
-        }
-        long expirationCheck = config.producerIdExpirationCheckIntervalMs();
-        tasks.add(scheduler.schedule("PeriodicProducerExpirationCheck", this::removeExpiredProducers,
-                expirationCheck, expirationCheck));
+        tasks.schedule(scheduler, this::checkpointRecoveryPointsAndHighWatermarks, this::checkpointLogStartOffsets);
         if (cleaner != null) {
             CleanerMetrics.register(metrics, cleaner);
             cleaner.startup();
@@ -169,16 +144,7 @@ public final class LogManager implements AutoCloseable {
      * "PeriodicProducerExpirationCheck", Kafka's task name); returns how many were forgotten.
      */
     public int removeExpiredProducers() {
-        long now = time.milliseconds();
-        int removed = 0;
-        for (Log l : logs.values()) {
-            try {
-                removed += l.removeExpiredProducers(now, config.producerIdExpirationMs());
-            } catch (RuntimeException e) {
-                log.warn("Producer id expiration of {} failed: {}", l.topicPartition(), e.toString());
-            }
-        }
-        return removed;
+        return tasks.removeExpiredProducers();
     }
 
     /**
@@ -187,18 +153,7 @@ public final class LogManager implements AutoCloseable {
      * takes its dir offline; the other logs are still flushed. Returns how many logs were due.
      */
     public int flushDirtyLogs() {
-        long now = time.milliseconds();
-        int due = 0;
-        for (Log l : logs.values()) {
-            try {
-                if (l.flushIfDue(now)) {
-                    due++;
-                }
-            } catch (RuntimeException e) {
-                log.error("Flush of {} failed", l.topicPartition(), e);
-            }
-        }
-        return due;
+        return tasks.flushDirtyLogs();
     }
 
     private void loadLogs(LogDirectory dir) throws IOException {
@@ -220,7 +175,7 @@ public final class LogManager implements AutoCloseable {
             if (logs.containsKey(tp)) {
                 throw new IOException("Partition " + tp + " exists in two log dirs: " + logDirOf.get(tp).path + " and " + dir.path);
             }
-            Log opened = Log.open(partitionDir, logConfigFor(tp.topic()), time, scheduler, random, deleter,
+            Log opened = Log.open(partitionDir, topicConfigs.forTopic(tp.topic()), time, scheduler, random, deleter,
                     startOffsets.getOrDefault(tp, 0L), recoveryPoints.getOrDefault(tp, 0L),
                     highWatermarks.getOrDefault(tp, -1L), dir.hadCleanShutdown, files);
             topicIds.load(tp, partitionDir);
@@ -242,12 +197,6 @@ public final class LogManager implements AutoCloseable {
         logs.put(tp, opened);
         logDirOf.put(tp, dir);
         LogMetrics.register(metrics, opened);
-    }
-
-    private LogConfig logConfigFor(String topic) {
-        Map<String, ?> overrides = topicOverrides.get(topic);
-        LogConfig current = defaults;
-        return overrides == null ? current : current.withOverrides(overrides);
     }
 
     /**
@@ -290,7 +239,7 @@ public final class LogManager implements AutoCloseable {
                 Path partitionDir = dir.path.resolve(tp.directoryName());
                 Files.createDirectories(partitionDir);
                 topicIds.record(tp, partitionDir, topicId);
-                Log created = Log.open(partitionDir, logConfigFor(tp.topic()), time, scheduler,
+                Log created = Log.open(partitionDir, topicConfigs.forTopic(tp.topic()), time, scheduler,
                         random, deleter, 0L, 0L, -1L, true, files);
                 created.setMaxProducerIds(config.producerIdMaxEntriesPerPartition());
                 addLog(tp, created, dir);
@@ -333,8 +282,7 @@ public final class LogManager implements AutoCloseable {
 
     /** Sets a topic's overrides and applies them to its open logs (validated: INVALID_CONFIG if bad). */
     public synchronized void updateTopicConfig(String topic, Map<String, ?> overrides) {
-        LogConfig newConfig = defaults.withOverrides(overrides);
-        topicOverrides.put(topic, Map.copyOf(overrides));
+        LogConfig newConfig = topicConfigs.setOverrides(topic, overrides);
         for (Log l : logs.values()) {
             if (l.topicPartition().topic().equals(topic)) {
                 l.updateConfig(newConfig);
@@ -351,13 +299,11 @@ public final class LogManager implements AutoCloseable {
      *                                                    nothing is changed then
      */
     public synchronized void updateDefaults(LogConfig newDefaults) {
-        Map<String, LogConfig> byTopic = new HashMap<>();
+        List<String> topics = new ArrayList<>();
         for (Log l : logs.values()) {
-            String topic = l.topicPartition().topic();
-            Map<String, ?> overrides = topicOverrides.get(topic);
-            byTopic.computeIfAbsent(topic, t -> overrides == null ? newDefaults : newDefaults.withOverrides(overrides));
+            topics.add(l.topicPartition().topic());
         }
-        defaults = newDefaults;
+        Map<String, LogConfig> byTopic = topicConfigs.setDefaults(newDefaults, topics);
         for (Log l : logs.values()) {
             LogConfig c = byTopic.get(l.topicPartition().topic());
             if (c != null) {
@@ -368,7 +314,7 @@ public final class LogManager implements AutoCloseable {
 
     /** The broker-level defaults in force (static, or as the last {@link #updateDefaults} set them). */
     public LogConfig defaults() {
-        return defaults;
+        return topicConfigs.defaults();
     }
 
     private LogDirectory leastLoadedDir() {
@@ -521,25 +467,12 @@ public final class LogManager implements AutoCloseable {
 
     /** One retention pass over every log; returns the number of segments deleted. */
     public int cleanupLogs() {
-        int deleted = 0;
-        long start = time.nanoseconds();
-        for (Log l : logs.values()) {
-            try {
-                deleted += l.deleteOldSegments();
-            } catch (RuntimeException e) {
-                log.error("Retention of {} failed", l.topicPartition(), e);
-            }
-        }
-        if (deleted > 0) {
-            log.info("Retention pass deleted {} segments in {} ms", deleted, (time.nanoseconds() - start) / 1_000_000);
-        }
-        retentionPasses.incrementAndGet();
-        return deleted;
+        return tasks.cleanupLogs();
     }
 
     /** How many retention passes ({@link #cleanupLogs}) have run to the end since this store started. */
     public long retentionPassesCompleted() {
-        return retentionPasses.get();
+        return tasks.retentionPassesCompleted();
     }
 
     /** Removes a log and its directory (topic deleted, replica moved away). */
@@ -564,9 +497,7 @@ public final class LogManager implements AutoCloseable {
     }
 
     public void checkpointLogStartOffsets() {
-        for (LogDirectory dir : onlineDirs()) {
-            writeCheckpoint(dir, dir.logStartOffsets, Log::logStartOffset);
-        }
+        checkpoints.writeLogStartOffsets(onlineDirs());
     }
 
     /**
@@ -582,7 +513,7 @@ public final class LogManager implements AutoCloseable {
                     + moved.logStartOffset() + " of " + moved.topicPartition() + " cannot be made durable: "
                     + (closed ? "the log manager is closed" : "log dir " + dir.path + " is offline"));
         }
-        if (!writeCheckpoint(dir, dir.logStartOffsets, Log::logStartOffset)) {
+        if (!checkpoints.write(dir, dir.logStartOffsets, Log::logStartOffset)) {
             throw new io.tideline.common.errors.TidelineException(Errors.KAFKA_STORAGE_ERROR, "Writing the log start "
                     + "offset " + moved.logStartOffset() + " of " + moved.topicPartition() + " to " + dir.path
                     + " failed; the log dir is offline");
@@ -590,51 +521,12 @@ public final class LogManager implements AutoCloseable {
     }
 
     public void checkpointRecoveryPointsAndHighWatermarks() {
-        for (LogDirectory dir : onlineDirs()) {
-            if (writeCheckpoint(dir, dir.recoveryPoints, Log::recoveryPoint)) {
-                writeCheckpoint(dir, dir.highWatermarks, Log::highWatermark);
-            }
-        }
+        checkpoints.writeRecoveryPointsAndHighWatermarks(onlineDirs());
     }
 
     public void checkpointAll() {
         checkpointLogStartOffsets();
         checkpointRecoveryPointsAndHighWatermarks();
-    }
-
-    /**
-     * Writes one checkpoint of {@code dir}; false when the write failed, and then the dir is offline: a
-     * checkpoint that cannot be written is a disk fault like a failed append (docs/behaviours.md B140), and a
-     * dir left online would get a clean-shutdown marker over stale checkpoints.
-     */
-    private boolean writeCheckpoint(LogDirectory dir, io.tideline.store.checkpoint.OffsetCheckpointFile file,
-                                    java.util.function.ToLongFunction<Log> value) {
-        try {
-            // The offsets are read under the dir's lock too: two writers (the periodic one and a DeleteRecords)
-            // that read outside it could write in the reverse order, the older offsets last, and a crash then
-            // would bring back a start offset already moved past (B78).
-            synchronized (dir) {
-                Map<TopicPartition, Long> offsets = new HashMap<>();
-                logDirOf.forEach((tp, d) -> {
-                    Log l = logs.get(tp);
-                    if (d == dir && l != null) {
-                        offsets.put(tp, value.applyAsLong(l));
-                    }
-                });
-                file.write(offsets);
-            }
-            return true;
-        } catch (java.nio.channels.ClosedByInterruptException e) {
-            // The node is stopping and interrupted this thread (B146): the stop writes the checkpoints again.
-            log.warn("Writing {} was interrupted; it is not written, and log dir {} stays online", file, dir.path);
-            return false;
-        } catch (IOException | java.io.UncheckedIOException e) {
-            log.error("Writing {} failed; taking log dir {} offline", file, dir.path, e);
-            // Outside the dir's lock: taking a dir offline takes the manager's, and close() holds that one
-            // while it writes checkpoints.
-            markLogDirOffline(dir.path, "writing " + file.file().getFileName() + " failed: " + e);
-            return false;
-        }
     }
 
     public SegmentDeleter deleter() {
@@ -643,14 +535,13 @@ public final class LogManager implements AutoCloseable {
 
     /** Files under our log dirs that are unlinked but still open or mapped: disk space not yet free. */
     public List<DeletedOpenFile> deletedButOpenFiles() {
-        return deletedFilesScanner.scan(logDirs());
+        return reports.deletedButOpenFiles(logDirs());
     }
 
 
     /** When the next scheduled retention pass is due (every log.retention.check.interval.ms). */
     public long nextRetentionPassMs() {
-        return RetentionExplainer.nextPassMs(retentionScheduledAtMs, config.retentionCheckIntervalMs(),
-                time.milliseconds());
+        return tasks.nextRetentionPassMs();
     }
 
     /**
@@ -658,13 +549,8 @@ public final class LogManager implements AutoCloseable {
      * {@link RetentionExplanation}); empty if this store has no log of {@code tp}.
      */
     public Optional<RetentionExplanation> explainRetention(TopicPartition tp) {
-        Log l = logs.get(tp);
-        LogDirectory d = logDirOf.get(tp);
-        if (l == null || d == null) {
-            return Optional.empty();
-        }
-        return Optional.of(RetentionExplainer.explain(l, d.path, deleter, time.milliseconds(), nextRetentionPassMs(),
-                config.retentionCheckIntervalMs()));
+        return reports.explainRetention(tp, time.milliseconds(), nextRetentionPassMs(),
+                config.retentionCheckIntervalMs());
     }
 
     /**
@@ -672,27 +558,7 @@ public final class LogManager implements AutoCloseable {
      * failed dir is reported with KAFKA_STORAGE_ERROR and nothing in it.
      */
     public List<LogDirDescription> describeLogDirs(java.util.function.Predicate<TopicPartition> include) {
-        List<LogDirDescription> out = new ArrayList<>();
-        for (LogDirectory d : dirs) {
-            if (offlineDirs.contains(d.path)) {
-                out.add(new LogDirDescription(d.path, Errors.KAFKA_STORAGE_ERROR, List.of(), List.of()));
-                continue;
-            }
-            List<LogDirDescription.Replica> replicas = new ArrayList<>();
-            logDirOf.forEach((tp, dir) -> {
-                Log l = logs.get(tp);
-                if (dir == d && l != null && include.test(tp)) {
-                    long hw = l.highWatermark();
-                    long leo = l.logEndOffset();
-                    replicas.add(new LogDirDescription.Replica(tp, l.size(), Math.max(0, hw - leo), false,
-                            l.numberOfSegments(), l.logStartOffset(), leo, hw, deleter.pending(tp),
-                            deleter.heldOpen(tp)));
-                }
-            });
-            replicas.sort(java.util.Comparator.comparing(LogDirDescription.Replica::topicPartition));
-            out.add(new LogDirDescription(d.path, Errors.NONE, replicas, deletedFilesScanner.scan(List.of(d.path))));
-        }
-        return out;
+        return reports.describeLogDirs(include);
     }
 
     private void ensureStarted() {
@@ -751,9 +617,7 @@ public final class LogManager implements AutoCloseable {
     /** First step of both ways of closing: no task runs and no gauge reads a log from now on. */
     private void stopTasksAndMetrics() {
         closed = true;
-        for (Scheduler.Cancellable task : tasks) {
-            task.cancel();
-        }
+        tasks.cancel();
         if (cleaner != null) {
             cleaner.close();
             CleanerMetrics.remove(metrics);
